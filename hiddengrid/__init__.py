@@ -1,0 +1,13 @@
+"""hiddengrid: environments in which an agent must discover a hidden rule from feedback.
+
+``import hiddengrid`` registers every id with Gymnasium; ``gymnasium.make(id)`` gives a single
+env and ``gymnasium.make_vec(id, num_envs=N, vectorization_mode="vector_entry_point")`` the
+native batched engine.
+"""
+
+from hiddengrid.registry import ENV_IDS, definition_of, register_all
+
+__version__ = "0.1.0"
+__all__ = ["ENV_IDS", "__version__", "definition_of"]
+
+register_all()

@@ -1,0 +1,83 @@
+"""Strict action checks: an action outside the space raises ``ValueError``; nothing is clipped.
+
+Python and NumPy integers (and 0-d integer arrays) are actions; floats, strings, ``None`` and
+bools are not, whatever their value.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+
+
+def _describe(space: spaces.Space) -> str:
+    if isinstance(space, spaces.Discrete):
+        return f"an integer in [0, {int(space.n)})"
+    if isinstance(space, spaces.MultiDiscrete):
+        bounds = ", ".join(f"[0, {int(n)})" for n in space.nvec)
+        return f"a sequence of {len(space.nvec)} integers in {bounds}"
+    raise TypeError(f"unsupported action space {space}")
+
+
+def _is_int_scalar(x: object) -> bool:
+    if isinstance(x, bool | np.bool_):
+        return False
+    if isinstance(x, int | np.integer):
+        return True
+    return isinstance(x, np.ndarray) and x.shape == () and x.dtype.kind in "iu"
+
+
+def _int_array(x: object) -> np.ndarray | None:
+    """``x`` as an integer array, or ``None`` when it holds anything but integers."""
+    if isinstance(x, str | bytes) or x is None:
+        return None
+    try:
+        arr = np.asarray(x)
+    except (ValueError, TypeError):
+        return None
+    if arr.dtype.kind not in "iu":
+        return None
+    return arr
+
+
+def check_single_action(space: spaces.Space, action: object) -> np.ndarray:
+    """Returns ``action`` as a batch of one (``int64``), or raises ``ValueError``."""
+    bad = f"invalid action {action!r}: expected {_describe(space)}"
+    if isinstance(space, spaces.Discrete):
+        if not _is_int_scalar(action):
+            raise ValueError(bad)
+        value = int(action)  # type: ignore[call-overload]
+        if not 0 <= value < int(space.n):
+            raise ValueError(bad)
+        return np.array([value], dtype=np.int64)
+    if isinstance(space, spaces.MultiDiscrete):
+        arr = _int_array(action)
+        if arr is None or arr.shape != space.nvec.shape:
+            raise ValueError(bad)
+        if np.any(arr < 0) or np.any(arr >= space.nvec):
+            raise ValueError(bad)
+        return arr.astype(np.int64)[None]
+    raise TypeError(f"unsupported action space {space}")
+
+
+def check_batch_actions(space: spaces.Space, actions: object, n: int) -> np.ndarray:
+    """Returns a batch of ``n`` actions as ``int64``, or raises ``ValueError`` naming the bad one."""
+    shape = (n, *space.shape)
+    arr = _int_array(actions)
+    if arr is None or arr.shape != shape:
+        got = f"dtype {np.asarray(actions, dtype=object).dtype}" if arr is None else arr.shape
+        raise ValueError(
+            f"invalid actions: expected an integer array of shape {shape}, each {_describe(space)};"
+            f" got {got}"
+        )
+    if isinstance(space, spaces.Discrete):
+        upper: np.ndarray | int = int(space.n)
+    else:
+        upper = space.nvec
+    bad = (arr < 0) | (arr >= upper)
+    if np.any(bad):
+        idx = tuple(int(k) for k in np.argwhere(bad)[0])
+        raise ValueError(
+            f"invalid action {arr[idx]!r} at index {idx}: expected {_describe(space)} for each env"
+        )
+    return arr.astype(np.int64, copy=False)

@@ -1,0 +1,89 @@
+"""The description an environment package hands to the shared plumbing.
+
+Every env keeps its rules in its own ``rules.py`` as Numba kernels with one calling convention
+(see :mod:`hiddengrid.core.batch`); this record names those kernels, the state the batch must
+allocate for them, and the Python-side pieces (spaces, scenario validation, pictures, agents).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from gymnasium import spaces
+
+if TYPE_CHECKING:
+    from hiddengrid.core.batch import Batch
+
+
+@dataclass(frozen=True)
+class Field:
+    """One struct-of-arrays state array: ``shape`` is per sub-env, the batch adds ``(N,)``."""
+
+    name: str
+    dtype: type
+    shape: tuple[int, ...] = ()
+
+
+def _no_config(options: Mapping[str, Any]) -> dict[str, Any]:
+    if options:
+        raise TypeError(f"unexpected keyword arguments: {sorted(options)}")
+    return {}
+
+
+def _no_setup(batch: Batch) -> None:
+    return None
+
+
+def _no_info(batch: Batch, i: int) -> dict[str, Any]:
+    return {}
+
+
+def _no_vector_info(batch: Batch) -> dict[str, Any]:
+    return {}
+
+
+def _outcome_success(outcome: str, episode_return: float) -> bool:
+    return outcome == "success"
+
+
+@dataclass(frozen=True)
+class EnvDefinition:
+    """Everything the shared single env, vector env, CLI and tests need to know about one env.
+
+    Kernel calling convention (all ``@njit``, all operate on the whole batch):
+
+    * ``reset_all(rng, done, outcome, *fields)``: draws a scenario for every sub-env and starts it.
+    * ``step_all(actions, rng, done, outcome, reward, terminated, *fields)``: one step of every
+      sub-env; a sub-env whose ``done`` flag is set is reset instead (next-step autoreset).
+    * ``start_episode(i, *fields)``: starts sub-env ``i`` from the scenario already written
+      into its scenario fields (used to replay a scenario).
+
+    ``fields`` are the arrays of :attr:`fields` in declaration order.
+    """
+
+    id: str
+    fields: tuple[Field, ...]
+    observation: Mapping[str, str]  # observation key -> field name
+    observation_space: Callable[[Mapping[str, Any]], spaces.Dict]
+    action_space: Callable[[Mapping[str, Any]], spaces.Space]
+    outcomes: tuple[str, ...]  # outcome code -> name; code 0 is "episode still running"
+    reset_all: Callable[..., None]
+    step_all: Callable[..., None]
+    start_episode: Callable[..., None]
+    validate_scenario: Callable[[Any, Mapping[str, Any]], dict[str, np.ndarray]]
+    read_scenario: Callable[[Batch, int], dict[str, Any]]
+    render_ansi: Callable[[Batch, int], str]
+    render_rgb: Callable[[Batch, int], np.ndarray]
+    agents: Mapping[str, Callable[..., Any]]
+    configure: Callable[[Mapping[str, Any]], dict[str, Any]] = _no_config
+    setup: Callable[[Batch], None] = _no_setup  # fills per-env parameter fields from batch.config
+    step_info: Callable[[Batch, int], dict[str, Any]] = _no_info
+    vector_info: Callable[[Batch], dict[str, Any]] = _no_vector_info
+    is_success: Callable[[str, float], bool] = _outcome_success
+    extra_action_check: Callable[[Batch, np.ndarray], None] | None = None
+    render_fps: int = 4
+    doc: str = ""
+    notes: Mapping[str, Any] = field(default_factory=dict)

@@ -1,0 +1,1 @@
+"""The five hiddengrid environments, one package each."""

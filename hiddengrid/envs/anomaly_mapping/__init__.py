@@ -1,0 +1,10 @@
+"""AnomalyMapping: find a hidden node by reading an electromagnetic field (seed 000)."""
+
+from hiddengrid.envs.anomaly_mapping.env import (
+    DEFINITION,
+    ENV_ID,
+    AnomalyMappingEnv,
+    AnomalyMappingVectorEnv,
+)
+
+__all__ = ["DEFINITION", "ENV_ID", "AnomalyMappingEnv", "AnomalyMappingVectorEnv"]

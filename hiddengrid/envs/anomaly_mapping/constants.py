@@ -1,0 +1,34 @@
+"""AnomalyMapping's numbers and codes (seed 000, SPEC section 2)."""
+
+import numpy as np
+
+GRID_SIZE = 15
+NUM_WALLS = 45  # exactly 20 % of 225 tiles
+NUM_FREE = GRID_SIZE * GRID_SIZE - NUM_WALLS
+STEP_BUDGET = 30
+MAX_LEVEL = 3  # level(t) = max(0, 3 - d(t))
+SENSOR_RADIUS = 1  # the 3x3 field window
+
+# Facing directions, clockwise from north.
+NORTH, EAST, SOUTH, WEST = 0, 1, 2, 3
+DIRECTION_NAMES = ("north", "east", "south", "west")
+DIR_ROW = np.array([-1, 0, 1, 0], dtype=np.int64)  # north is row - 1
+DIR_COL = np.array([0, 1, 0, -1], dtype=np.int64)
+
+# Actions.
+MOVE_NORTH, MOVE_SOUTH, MOVE_EAST, MOVE_WEST, ROTATE_LEFT, ROTATE_RIGHT, MARK = range(7)
+NUM_ACTIONS = 7
+ACTION_NAMES = (
+    "move north",
+    "move south",
+    "move east",
+    "move west",
+    "rotate left",
+    "rotate right",
+    "mark",
+)
+MOVE_DIRECTION = np.array([NORTH, SOUTH, EAST, WEST], dtype=np.int64)  # by action 0..3
+
+# Outcome codes; 0 means the episode is still running.
+RUNNING, SUCCESS, WRONG_MARK, TIMEOUT = 0, 1, 2, 3
+OUTCOMES = ("", "success", "wrong_mark", "timeout")

@@ -1,0 +1,170 @@
+"""AnomalyMapping's rules (seed 000, SPEC section 2), in the order a step applies them.
+
+Plain scalar code over struct-of-arrays state, compiled by Numba; with NUMBA_DISABLE_JIT=1 it
+runs as ordinary Python. Sub-env ``i`` of every array belongs to one episode.
+"""
+
+import numpy as np
+from numba import njit
+
+from hiddengrid.core.definition import Field
+from hiddengrid.envs.anomaly_mapping.constants import (
+    DIR_COL,
+    DIR_ROW,
+    GRID_SIZE,
+    MARK,
+    MAX_LEVEL,
+    MOVE_DIRECTION,
+    MOVE_WEST,
+    ROTATE_LEFT,
+    ROTATE_RIGHT,
+    RUNNING,
+    SENSOR_RADIUS,
+    STEP_BUDGET,
+    SUCCESS,
+    TIMEOUT,
+    WRONG_MARK,
+)
+from hiddengrid.envs.anomaly_mapping.generator import draw_scenario
+
+# The state of one sub-env; the kernels take these arrays in this order after the common ones.
+FIELDS = (
+    Field("walls", np.int8, (GRID_SIZE, GRID_SIZE)),  # scenario: 1 = insulating wall
+    Field("node", np.int64, (2,)),  # scenario: [row, col] of the Vulnerability Node
+    Field("start", np.int64, (2,)),  # scenario: the agent's start tile
+    Field("start_facing", np.int64),  # scenario
+    Field("agent", np.int64, (2,)),  # [row, col] now
+    Field("facing", np.int64),  # 0 N, 1 E, 2 S, 3 W; also the observation
+    Field("steps_left", np.int64),  # also the observation
+    Field("view", np.int8, (3, 3)),  # observation: levels around the agent, north-up
+)
+
+
+@njit(cache=True)
+def field_level(walls: np.ndarray, i: int, node: np.ndarray, r: int, c: int) -> int:
+    """``max(0, 3 - d)`` with ``d`` the shortest 4-connected free path from the node to (r, c).
+
+    Only d <= 2 gives a non-zero level, and a free path of length <= 2 exists exactly when the
+    Manhattan distance is that short and (at distance 2) a tile between them is free: a wall in
+    the way forces a detour of at least 4, which is the Faraday shadow.
+    """
+    if r < 0 or r >= GRID_SIZE or c < 0 or c >= GRID_SIZE or walls[i, r, c] != 0:
+        return 0
+    nr = node[i, 0]
+    nc = node[i, 1]
+    dr = abs(r - nr)
+    dc = abs(c - nc)
+    d = dr + dc
+    if d <= 1:
+        return MAX_LEVEL - d
+    if d > 2:
+        return 0
+    if dr == 2:
+        between_free = walls[i, (r + nr) // 2, c] == 0
+    elif dc == 2:
+        between_free = walls[i, r, (c + nc) // 2] == 0
+    else:  # diagonal: either corner tile will do
+        between_free = walls[i, nr, c] == 0 or walls[i, r, nc] == 0
+    return MAX_LEVEL - 2 if between_free else 0
+
+
+@njit(cache=True)
+def write_observation(
+    i: int, walls: np.ndarray, node: np.ndarray, agent: np.ndarray, view: np.ndarray
+) -> None:
+    for dr in range(-SENSOR_RADIUS, SENSOR_RADIUS + 1):
+        for dc in range(-SENSOR_RADIUS, SENSOR_RADIUS + 1):
+            view[i, dr + SENSOR_RADIUS, dc + SENSOR_RADIUS] = field_level(
+                walls, i, node, agent[i, 0] + dr, agent[i, 1] + dc
+            )
+
+
+@njit(cache=True)
+def start_episode(i, walls, node, start, start_facing, agent, facing, steps_left, view):
+    agent[i, 0] = start[i, 0]
+    agent[i, 1] = start[i, 1]
+    facing[i] = start_facing[i]
+    steps_left[i] = STEP_BUDGET
+    write_observation(i, walls, node, agent, view)
+
+
+@njit(cache=True)
+def move(i: int, direction: int, walls: np.ndarray, agent: np.ndarray, facing: np.ndarray) -> None:
+    """A legal move moves and faces its direction; into a wall or off the grid, nothing."""
+    r = agent[i, 0] + DIR_ROW[direction]
+    c = agent[i, 1] + DIR_COL[direction]
+    if 0 <= r < GRID_SIZE and 0 <= c < GRID_SIZE and walls[i, r, c] == 0:
+        agent[i, 0] = r
+        agent[i, 1] = c
+        facing[i] = direction
+
+
+@njit(cache=True)
+def mark_is_correct(i: int, node: np.ndarray, agent: np.ndarray) -> bool:
+    """Manhattan distance at most 1 to the node; walls do not matter here."""
+    return abs(agent[i, 0] - node[i, 0]) + abs(agent[i, 1] - node[i, 1]) <= 1
+
+
+@njit(cache=True)
+def step_one(i, action, outcome, reward, terminated, walls, node, agent, facing, steps_left):
+    """One action of sub-env ``i``: sets its reward, terminated flag and outcome."""
+    steps_left[i] -= 1
+    reward[i] = 0.0
+    terminated[i] = False
+    if action <= MOVE_WEST:
+        move(i, MOVE_DIRECTION[action], walls, agent, facing)
+    elif action == ROTATE_LEFT:
+        facing[i] = (facing[i] + 3) % 4  # counter-clockwise
+    elif action == ROTATE_RIGHT:
+        facing[i] = (facing[i] + 1) % 4
+    elif action == MARK:
+        terminated[i] = True
+        if mark_is_correct(i, node, agent):
+            reward[i] = 1.0
+            outcome[i] = SUCCESS
+        else:
+            outcome[i] = WRONG_MARK
+        return
+    if steps_left[i] == 0:
+        terminated[i] = True
+        outcome[i] = TIMEOUT
+
+
+@njit(cache=True)
+def reset_all(rng, done, outcome, walls, node, start, start_facing, agent, facing, steps_left, view):
+    for i in range(rng.shape[0]):
+        draw_scenario(rng, i, walls, node, start, start_facing)
+        start_episode(i, walls, node, start, start_facing, agent, facing, steps_left, view)
+        done[i] = False
+        outcome[i] = RUNNING
+
+
+@njit(cache=True)
+def step_all(
+    actions,
+    rng,
+    done,
+    outcome,
+    reward,
+    terminated,
+    walls,
+    node,
+    start,
+    start_facing,
+    agent,
+    facing,
+    steps_left,
+    view,
+):
+    for i in range(actions.shape[0]):
+        if done[i]:  # next-step autoreset: the action is ignored
+            draw_scenario(rng, i, walls, node, start, start_facing)
+            start_episode(i, walls, node, start, start_facing, agent, facing, steps_left, view)
+            done[i] = False
+            outcome[i] = RUNNING
+            reward[i] = 0.0
+            terminated[i] = False
+            continue
+        step_one(i, actions[i], outcome, reward, terminated, walls, node, agent, facing, steps_left)
+        done[i] = terminated[i]
+        write_observation(i, walls, node, agent, view)
