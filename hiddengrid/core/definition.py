@@ -84,6 +84,7 @@ class EnvDefinition:
     vector_info: Callable[[Batch], dict[str, Any]] = _no_vector_info
     is_success: Callable[[str, float], bool] = _outcome_success
     extra_action_check: Callable[[Batch, np.ndarray], None] | None = None
+    text: Any = None  # the env's text module: rules_text, observation_text, parse_action...
     render_fps: int = 4
     doc: str = ""
     notes: Mapping[str, Any] = field(default_factory=dict)

@@ -11,7 +11,7 @@ from gymnasium import spaces
 from hiddengrid.core.definition import EnvDefinition
 from hiddengrid.core.single_env import HiddenGridEnv
 from hiddengrid.core.vector_env import HiddenGridVectorEnv
-from hiddengrid.envs.anomaly_mapping import generator, render, rules
+from hiddengrid.envs.anomaly_mapping import generator, render, rules, text
 from hiddengrid.envs.anomaly_mapping.agents import AGENTS
 from hiddengrid.envs.anomaly_mapping.constants import MAX_LEVEL, NUM_ACTIONS, OUTCOMES, STEP_BUDGET
 
@@ -47,6 +47,7 @@ DEFINITION = EnvDefinition(
     render_ansi=render.render_ansi,
     render_rgb=render.render_rgb,
     agents=AGENTS,
+    text=text,
 )
 
 

@@ -1,0 +1,127 @@
+"""Seeded evaluation of an agent on the native vector env.
+
+Episode ``k`` of an evaluation with seed ``S`` is exactly the first episode of a single env
+reset with ``seed=S+k``, whatever the batch size: each sub-env plays one episode and the batch
+stops when all have ended.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from hiddengrid.registry import definition_of
+
+
+@dataclass
+class EvalResult:
+    env_id: str
+    agent: str
+    episodes: int
+    successes: int
+    mean_return: float
+    mean_length: float
+    outcomes: dict[str, int] = field(default_factory=dict)
+    returns: list[float] = field(default_factory=list, repr=False)
+
+    @property
+    def success_rate(self) -> float:
+        return self.successes / self.episodes if self.episodes else 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.successes, self.episodes)
+
+    def as_dict(self) -> dict[str, Any]:
+        low, high = self.interval
+        return {
+            "env": self.env_id,
+            "agent": self.agent,
+            "episodes": self.episodes,
+            "success_rate": self.success_rate,
+            "ci95": [low, high],
+            "mean_return": self.mean_return,
+            "mean_length": self.mean_length,
+            "outcomes": self.outcomes,
+        }
+
+
+def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The Wilson score 95 % interval of a binomial proportion (sound near 0 and 1)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def run_episodes(
+    env_id: str,
+    agent_name: str,
+    episodes: int,
+    seed: int = 0,
+    batch_size: int = 4096,
+    progress: Callable[[int], None] | None = None,
+    env_kwargs: dict[str, Any] | None = None,
+) -> EvalResult:
+    definition = definition_of(env_id)
+    if agent_name not in definition.agents:
+        raise ValueError(
+            f"{env_id} has no agent {agent_name!r}; it has {sorted(definition.agents)}"
+        )
+    returns: list[float] = []
+    lengths: list[int] = []
+    outcomes: Counter[str] = Counter()
+    successes = 0
+    for offset in range(0, episodes, batch_size):
+        n = min(batch_size, episodes - offset)
+        env = gym.make_vec(
+            env_id, num_envs=n, vectorization_mode="vector_entry_point", **(env_kwargs or {})
+        )
+        agent = definition.agents[agent_name](env.unwrapped, seed=seed + offset)
+        obs, _ = env.reset(seed=seed + offset)
+        active = np.ones(n, dtype=bool)
+        starts = np.ones(n, dtype=bool)
+        ep_return = np.zeros(n)
+        ep_length = np.zeros(n, dtype=np.int64)
+        ended_last = np.zeros(n, dtype=bool)
+        names = np.empty(n, dtype=object)
+        while active.any():
+            actions = agent.act(obs, starts)
+            obs, reward, terminated, truncated, info = env.step(actions)
+            ep_return += np.where(active, reward, 0.0)
+            ep_length += active
+            ended = (terminated | truncated) & active
+            if ended.any():
+                names[ended] = info["outcome"][ended]
+                if progress is not None:
+                    progress(int(ended.sum()))
+            active &= ~ended
+            # Next-step autoreset: an env that ended returns its new first observation next step.
+            starts = ended_last
+            ended_last = terminated | truncated
+        env.close()
+        for k in range(n):
+            outcome = str(names[k])
+            outcomes[outcome] += 1
+            successes += bool(definition.is_success(outcome, float(ep_return[k])))
+        returns.extend(ep_return.tolist())
+        lengths.extend(ep_length.tolist())
+    return EvalResult(
+        env_id=env_id,
+        agent=agent_name,
+        episodes=episodes,
+        successes=successes,
+        mean_return=float(np.mean(returns)) if returns else 0.0,
+        mean_length=float(np.mean(lengths)) if lengths else 0.0,
+        outcomes=dict(sorted(outcomes.items())),
+        returns=returns,
+    )
