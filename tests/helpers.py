@@ -1,0 +1,75 @@
+"""Shared test helpers: legal random actions and trajectory traces for differential tests."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+import hiddengrid  # noqa: F401  (registers the ids)
+
+
+def random_action(env: Any, rng: np.random.Generator) -> Any:
+    """A legal action of a single env (respecting ``action_masks()`` where the env has one)."""
+    base = env.unwrapped
+    if hasattr(base, "action_masks"):
+        legal = np.flatnonzero(base.action_masks())
+        return int(rng.choice(legal))
+    space = base.action_space
+    if isinstance(space, spaces.Discrete):
+        return int(rng.integers(0, int(space.n)))
+    return rng.integers(0, space.nvec).astype(np.int64)
+
+
+def random_actions(venv: Any, rng: np.random.Generator) -> np.ndarray:
+    """Legal random actions for every sub-env of a vector env."""
+    base = venv.unwrapped if hasattr(venv, "unwrapped") else venv
+    space = base.single_action_space
+    n = base.num_envs
+    if hasattr(base, "action_masks"):
+        masks = base.action_masks()
+        return np.array([int(rng.choice(np.flatnonzero(m))) for m in masks], dtype=np.int64)
+    if isinstance(space, spaces.Discrete):
+        return rng.integers(0, int(space.n), size=n)
+    return rng.integers(0, space.nvec, size=(n, *space.shape))
+
+
+def all_actions(space: spaces.Space) -> list[Any]:
+    if isinstance(space, spaces.Discrete):
+        return list(range(int(space.n)))
+    return [np.array(t) for t in itertools.product(*(range(int(n)) for n in space.nvec))]
+
+
+def make(env_id: str, **kwargs: Any) -> gym.Env:
+    return gym.make(env_id, **kwargs)
+
+
+def make_vec(env_id: str, n: int, **kwargs: Any) -> Any:
+    return gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point", **kwargs)
+
+
+def obs_equal(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def vector_trace(env_id: str, n: int, seed: int, steps: int) -> list[Any]:
+    """Observations, rewards, flags and outcomes of a seeded vector run with seeded actions."""
+    venv = make_vec(env_id, n)
+    rng = np.random.default_rng(seed)
+    obs, _ = venv.reset(seed=seed)
+    trace: list[Any] = [{k: v.tolist() for k, v in obs.items()}]
+    for _ in range(steps):
+        obs, reward, term, trunc, info = venv.step(random_actions(venv, rng))
+        trace.append(
+            [
+                {k: v.tolist() for k, v in obs.items()},
+                reward.tolist(),
+                term.tolist(),
+                trunc.tolist(),
+                [str(x) for x in info.get("outcome", [None] * n)],
+            ]
+        )
+    return trace
