@@ -1,0 +1,227 @@
+"""FieldCipher agents: random (floor), a fair table learner, and an oracle (ceiling).
+
+Every agent types its answer the same way: write the digit for the slot under the cursor,
+move right, ..., write the fourth digit, finalize: 8 actions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from hiddengrid.core.agents import BatchAgent, RandomAgent
+from hiddengrid.envs.field_cipher.constants import (
+    CODEBOOK_ARRAY,
+    CURSOR_RIGHT,
+    EMPTY_SLOT,
+    FINALIZE,
+    NUM_HINTS,
+    NUM_PATTERNS,
+    NUM_SLOTS,
+    NUM_VALUES,
+)
+from hiddengrid.envs.field_cipher.generator import block_pattern
+
+ALL_VALUES = (1 << NUM_VALUES) - 1  # candidate mask: bit v set = value v still possible
+
+
+@njit(cache=True)
+def type_answer(i: int, target: np.ndarray, cursor: np.ndarray, slots: np.ndarray) -> int:
+    """The next action that types ``target`` (4 digits) left to right, then finalizes."""
+    c = cursor[i]
+    if slots[i, c] != target[c]:
+        return target[c]
+    if c < NUM_SLOTS - 1:
+        return CURSOR_RIGHT
+    return FINALIZE
+
+
+@njit(cache=True)
+def oracle_act(grid, cursor, slots, out):
+    """Decodes blocks 0..7 with the codebook and types the message."""
+    target = np.empty(NUM_SLOTS, dtype=np.int64)
+    for i in range(out.shape[0]):
+        for j in range(NUM_SLOTS):
+            hi = CODEBOOK_ARRAY[block_pattern(grid, i, 2 * j)]
+            lo = CODEBOOK_ARRAY[block_pattern(grid, i, 2 * j + 1)]
+            target[j] = 4 * hi + lo
+        out[i] = type_answer(i, target, cursor, slots)
+
+
+class OracleAgent(BatchAgent):
+    """Reads the hidden codebook: decodes the grid exactly, types the message, finalizes."""
+
+    name = "oracle"
+    reads_scenario = True
+    description = "decodes the grid with the codebook, types the message, finalizes (8 actions)"
+
+    def __init__(self, env: Any, seed: int = 0) -> None:
+        super().__init__(env, seed)
+        self.actions = np.zeros(self.num_envs, dtype=np.int64)
+
+    def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
+        oracle_act(obs["grid"], obs["cursor"], obs["slots"], self.actions)
+        return self.actions.copy()
+
+
+# --- the fair table learner -------------------------------------------------------------------
+
+
+@njit(cache=True)
+def is_known(m: int) -> bool:
+    return m != 0 and (m & (m - 1)) == 0
+
+
+@njit(cache=True)
+def known_value(m: int) -> int:
+    for v in range(NUM_VALUES):
+        if m == 1 << v:
+            return v
+    return -1
+
+
+@njit(cache=True)
+def absorb_hints(hints, mask):
+    """Every hint shown is an exact codebook entry: remember it for good."""
+    for i in range(hints.shape[0]):
+        for h in range(NUM_HINTS):
+            p = 27 * hints[i, h, 0] + 9 * hints[i, h, 1] + 3 * hints[i, h, 2] + hints[i, h, 3]
+            mask[p] = 1 << hints[i, h, 4]
+
+
+@njit(cache=True)
+def _settle(mask, p, m):
+    """Narrows pattern ``p`` to the candidates ``m``; ignores a contradiction."""
+    if mask[p] & m:
+        mask[p] &= m
+
+
+@njit(cache=True)
+def learn_from_ending(i, grid, slots, correct, mask):
+    """What a finished episode's partial credit says about the patterns it guessed.
+
+    Slots whose two patterns are both known are scored by the learner itself; the rest of the
+    credit belongs to the guessed slots. None right: each guessed slot was wrong, which pins
+    down a value wherever the slot's other block is known. All right: every guess was right.
+    """
+    known_right = 0
+    guessed = 0
+    for j in range(NUM_SLOTS):
+        s = slots[i, j]
+        if s == EMPTY_SLOT:
+            continue
+        ma = mask[block_pattern(grid, i, 2 * j)]
+        mb = mask[block_pattern(grid, i, 2 * j + 1)]
+        if is_known(ma) and is_known(mb):
+            if 4 * known_value(ma) + known_value(mb) == s:
+                known_right += 1
+        else:
+            guessed += 1
+    right = correct - known_right
+    if guessed == 0 or 0 < right < guessed:
+        return
+    for j in range(NUM_SLOTS):
+        s = slots[i, j]
+        if s == EMPTY_SLOT:
+            continue
+        pa = block_pattern(grid, i, 2 * j)
+        pb = block_pattern(grid, i, 2 * j + 1)
+        if is_known(mask[pa]) and is_known(mask[pb]):
+            continue
+        va = s >> 2
+        vb = s & 3
+        if right == guessed:  # every guess was right
+            _settle(mask, pa, 1 << va)
+            _settle(mask, pb, 1 << vb)
+        elif pa == pb:
+            if va == vb:
+                _settle(mask, pa, ALL_VALUES ^ (1 << va))
+        elif is_known(mask[pa]):
+            if known_value(mask[pa]) == va:
+                _settle(mask, pb, ALL_VALUES ^ (1 << vb))
+        elif is_known(mask[pb]) and known_value(mask[pb]) == vb:
+            _settle(mask, pa, ALL_VALUES ^ (1 << va))
+
+
+@njit(cache=True)
+def guess_value(mask, p, known_count):
+    """The known value, else the candidate with the most patterns still unaccounted for (the
+    codebook is balanced: about 81/4 patterns per value)."""
+    m = mask[p]
+    if is_known(m):
+        return known_value(m)
+    best = -1
+    best_left = -(10**9)
+    for v in range(NUM_VALUES):
+        if m & (1 << v):
+            left = NUM_PATTERNS - NUM_VALUES * known_count[v]
+            if left > best_left:
+                best = v
+                best_left = left
+    return best
+
+
+@njit(cache=True)
+def table_act(grid, hints, cursor, slots, ended, correct, mask, out):
+    for i in range(out.shape[0]):
+        if ended[i]:
+            learn_from_ending(i, grid, slots, correct[i], mask)
+    absorb_hints(hints, mask)
+    known_count = np.zeros(NUM_VALUES, dtype=np.int64)
+    for p in range(NUM_PATTERNS):
+        if is_known(mask[p]):
+            known_count[known_value(mask[p])] += 1
+    target = np.empty(NUM_SLOTS, dtype=np.int64)
+    for i in range(out.shape[0]):
+        for j in range(NUM_SLOTS):
+            hi = guess_value(mask, block_pattern(grid, i, 2 * j), known_count)
+            lo = guess_value(mask, block_pattern(grid, i, 2 * j + 1), known_count)
+            target[j] = 4 * hi + lo
+        out[i] = type_answer(i, target, cursor, slots)
+
+
+class TableLearnerAgent(BatchAgent):
+    """Fair: learns the codebook from what the env shows it, across episodes.
+
+    One candidate table (81 patterns x 4 values) shared by every sub-env and kept for the
+    agent's lifetime. It stores every hint it is shown, and after each episode it reads the
+    partial credit (reward / 0.25 right slots) against the slots it submitted, with its
+    guesses, to rule values in or out. It decodes what it knows and guesses the rest (the
+    value with most patterns not yet accounted for), types the answer and finalizes.
+    It sees only observations, rewards and termination flags: ``act`` reads the last step's
+    reward and terminated flags from the env's output arrays, since ``BatchAgent.act`` is not
+    handed them (they are exactly what ``step`` returned).
+    """
+
+    name = "heuristic"
+    description = "table learner: remembers every hint, learns from partial credit, guesses rest"
+
+    def __init__(self, env: Any, seed: int = 0) -> None:
+        super().__init__(env, seed)
+        self.batch = env.batch
+        self.mask = np.full(NUM_PATTERNS, ALL_VALUES, dtype=np.int64)
+        self.actions = np.zeros(self.num_envs, dtype=np.int64)
+
+    @property
+    def known(self) -> int:
+        """How many codebook entries the learner knows exactly."""
+        return int(sum(is_known(int(m)) for m in self.mask))
+
+    def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
+        correct = np.rint(self.batch.reward * 4).astype(np.int64)
+        table_act(
+            obs["grid"],
+            obs["hints"],
+            obs["cursor"],
+            obs["slots"],
+            self.batch.terminated,
+            correct,
+            self.mask,
+            self.actions,
+        )
+        return self.actions.copy()
+
+
+AGENTS = {"random": RandomAgent, "heuristic": TableLearnerAgent, "oracle": OracleAgent}

@@ -1,0 +1,122 @@
+"""FieldCipher's rules (seed 001, SPEC section 3), in the order a step applies them.
+
+Plain scalar code over struct-of-arrays state, compiled by Numba; with NUMBA_DISABLE_JIT=1 it
+runs as ordinary Python. Sub-env ``i`` of every array belongs to one episode. The grid never
+changes during an episode; how it encodes the message (blocks, codebook) is in generator.py.
+"""
+
+import numpy as np
+from numba import njit
+
+from hiddengrid.core.definition import Field
+from hiddengrid.envs.field_cipher.constants import (
+    CURSOR_LEFT,
+    CURSOR_RIGHT,
+    EMPTY_SLOT,
+    FINALIZE,
+    GRID_SIZE,
+    HINT_WIDTH,
+    MESSAGE_LEN,
+    NUM_HINTS,
+    NUM_SLOTS,
+    RUNNING,
+    STEP_BUDGET,
+    SUBMITTED,
+    TIMEOUT,
+)
+from hiddengrid.envs.field_cipher.generator import draw_scenario
+
+SLOT_CREDIT = 0.25  # reward per slot holding the message's character at that position
+
+# The state of one sub-env; the kernels take these arrays in this order after the common ones.
+FIELDS = (
+    Field("level", np.int64),  # config: 0..3, how the generator draws the grid
+    Field("grid", np.int8, (GRID_SIZE, GRID_SIZE)),  # scenario and observation
+    Field("message", np.int64, (MESSAGE_LEN,)),  # scenario: the hex digits 0..15
+    Field("hints", np.int8, (NUM_HINTS, HINT_WIDTH)),  # scenario and observation
+    Field("step", np.int64),  # observation: actions taken so far
+    Field("cursor", np.int64),  # observation: slot 0..3 under the cursor
+    Field("slots", np.int64, (NUM_SLOTS,)),  # observation: digit 0..15, or 16 = empty
+    Field("correct", np.int64),  # right slots at the end (info["correct"])
+)
+
+
+@njit(cache=True)
+def start_episode(i, level, grid, message, hints, step, cursor, slots, correct):
+    step[i] = 0
+    cursor[i] = 0
+    for j in range(NUM_SLOTS):
+        slots[i, j] = EMPTY_SLOT
+    correct[i] = 0
+
+
+@njit(cache=True)
+def count_correct(i: int, message: np.ndarray, slots: np.ndarray) -> int:
+    """Slots holding the message's character at that position; an empty slot never counts."""
+    n = 0
+    for j in range(NUM_SLOTS):
+        if slots[i, j] == message[i, j]:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def step_one(i, action, outcome, reward, terminated, message, step, cursor, slots, correct):
+    """One action of sub-env ``i``: sets its reward, terminated flag and outcome."""
+    step[i] += 1
+    reward[i] = 0.0
+    terminated[i] = False
+    if action < EMPTY_SLOT:  # write a hex digit under the cursor; the cursor stays
+        slots[i, cursor[i]] = action
+    elif action == CURSOR_RIGHT:
+        cursor[i] = (cursor[i] + 1) % NUM_SLOTS
+    elif action == CURSOR_LEFT:
+        cursor[i] = (cursor[i] + NUM_SLOTS - 1) % NUM_SLOTS
+    if action == FINALIZE:
+        outcome[i] = SUBMITTED  # also when it is the 40th action
+    elif step[i] >= STEP_BUDGET:
+        outcome[i] = TIMEOUT
+    else:
+        return
+    terminated[i] = True
+    correct[i] = count_correct(i, message, slots)
+    reward[i] = SLOT_CREDIT * correct[i]
+
+
+@njit(cache=True)
+def reset_all(rng, done, outcome, level, grid, message, hints, step, cursor, slots, correct):
+    for i in range(rng.shape[0]):
+        draw_scenario(rng, i, level, grid, message, hints)
+        start_episode(i, level, grid, message, hints, step, cursor, slots, correct)
+        done[i] = False
+        outcome[i] = RUNNING
+
+
+@njit(cache=True)
+def step_all(
+    actions,
+    rng,
+    done,
+    outcome,
+    reward,
+    terminated,
+    level,
+    grid,
+    message,
+    hints,
+    step,
+    cursor,
+    slots,
+    correct,
+):
+    for i in range(actions.shape[0]):
+        if done[i]:  # next-step autoreset: the action is ignored
+            draw_scenario(rng, i, level, grid, message, hints)
+            start_episode(i, level, grid, message, hints, step, cursor, slots, correct)
+            done[i] = False
+            outcome[i] = RUNNING
+            reward[i] = 0.0
+            terminated[i] = False
+            continue
+        step_one(i, actions[i], outcome, reward, terminated, message, step, cursor, slots, correct)
+        done[i] = terminated[i]
