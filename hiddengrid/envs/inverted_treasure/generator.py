@@ -1,0 +1,103 @@
+"""What an InvertedTreasure reset draws (the icons) and the checks of a given scenario.
+
+The Bomb and the ten Flowers go on distinct uniform tiles among the 63 that are not the start
+tile: each is drawn uniformly over those 63 and redrawn while it lands on a tile already
+taken, which gives every placement of the eleven the same probability (about 13 draws).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from hiddengrid.core.rng import below
+from hiddengrid.envs.inverted_treasure.constants import (
+    BOMB,
+    EMPTY,
+    FLOWER,
+    GRID_SIZE,
+    NUM_FLOWERS,
+    NUM_TILES,
+    START_COL,
+    START_ROW,
+)
+
+START_INDEX = START_ROW * GRID_SIZE + START_COL  # the start tile in row-major order
+
+
+@njit(cache=True)
+def place_icon(rng: np.ndarray, i: int, icons: np.ndarray, icon: int) -> None:
+    """Puts ``icon`` on a uniform Empty tile other than the start tile."""
+    while True:
+        t = below(rng, i, NUM_TILES - 1)
+        if t >= START_INDEX:  # skip the start tile
+            t += 1
+        r = t // GRID_SIZE
+        c = t % GRID_SIZE
+        if icons[i, r, c] == EMPTY:
+            icons[i, r, c] = icon
+            return
+
+
+@njit(cache=True)
+def draw_scenario(rng: np.ndarray, i: int, icons: np.ndarray) -> None:
+    """1 Bomb, then 10 Flowers, uniform over the 63 tiles that are not the start (SPEC 4)."""
+    icons[i, :, :] = EMPTY
+    place_icon(rng, i, icons, BOMB)
+    for _ in range(NUM_FLOWERS):
+        place_icon(rng, i, icons, FLOWER)
+
+
+# --- scenarios as plain dicts -----------------------------------------------------------------
+
+SCENARIO_KEYS = ("icons",)
+
+
+def validate_scenario(scenario: Mapping[str, Any], config: Mapping[str, Any]) -> dict:
+    """Checks a scenario dict against SPEC section 4 and returns it as arrays for the batch.
+
+    A replayed scenario is a custom level: any number of Flowers (0 to 62) is allowed, as long
+    as there is exactly one Bomb and the start tile ``(x, y) = (0, 0)`` is Empty.
+    """
+    if not isinstance(scenario, Mapping):
+        raise ValueError(f"a scenario must be a dict, got {type(scenario).__name__}")
+    keys = set(scenario)
+    if keys != set(SCENARIO_KEYS):
+        missing = sorted(set(SCENARIO_KEYS) - keys, key=str)
+        extra = sorted(keys - set(SCENARIO_KEYS), key=str)
+        raise ValueError(
+            f"scenario keys must be {list(SCENARIO_KEYS)}: missing {missing}, unknown {extra}"
+        )
+    value = scenario["icons"]
+    shape = (GRID_SIZE, GRID_SIZE)
+    if isinstance(value, str | bytes):
+        raise ValueError(f"scenario['icons'] must be a {shape} list of lists, got a string")
+    try:
+        icons = np.array(value)
+    except (ValueError, TypeError):
+        raise ValueError(f"scenario['icons'] must be a {shape} list of lists") from None
+    if icons.shape != shape:
+        raise ValueError(f"scenario['icons'] must have shape {shape}, got {icons.shape}")
+    if icons.dtype.kind not in "iu":
+        raise ValueError(
+            f"scenario['icons'] must hold integers (1 Empty, 2 Bomb, 3 Flower), "
+            f"got dtype {icons.dtype}"
+        )
+    if not set(np.unique(icons).tolist()) <= {EMPTY, BOMB, FLOWER}:
+        raise ValueError("scenario['icons'] may hold only 1 (Empty), 2 (Bomb) and 3 (Flower)")
+    bombs = int(np.count_nonzero(icons == BOMB))
+    if bombs != 1:
+        raise ValueError(f"scenario['icons'] must hold exactly one Bomb (2), found {bombs}")
+    if icons[START_ROW, START_COL] != EMPTY:
+        raise ValueError(
+            f"scenario['icons'] start tile (x, y) = (0, 0), i.e. row {START_ROW} col "
+            f"{START_COL}, must be Empty (1), got {int(icons[START_ROW, START_COL])}"
+        )
+    return {"icons": icons.astype(np.int8)}
+
+
+def read_scenario(batch: Any, i: int) -> dict[str, Any]:
+    return {"icons": batch["icons"][i].astype(int).tolist()}

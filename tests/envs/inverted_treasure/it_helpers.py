@@ -1,0 +1,34 @@
+"""Hand-built InvertedTreasure levels for the tests in this folder."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+
+import hiddengrid  # noqa: F401  (registers the ids)
+
+BASE_ID = "hiddengrid/InvertedTreasure-v0"
+SCOUT_ID = "hiddengrid/InvertedTreasure-Scout-v0"
+IDS = (BASE_ID, SCOUT_ID)
+EMPTY, BOMB, FLOWER = 1, 2, 3
+
+
+def icons(bomb=(7, 7), flowers=()) -> list[list[int]]:
+    """An 8x8 icon grid (row 0 north) from the seed's (x, y) positions."""
+    grid = [[EMPTY] * 8 for _ in range(8)]
+    x, y = bomb
+    grid[7 - y][x] = BOMB
+    for x, y in flowers:
+        grid[7 - y][x] = FLOWER
+    return grid
+
+
+def start(env_id: str = BASE_ID, **kwargs: Any) -> tuple[gym.Env, dict]:
+    env = gym.make(env_id)
+    obs, _ = env.reset(seed=0, options={"scenario": {"icons": icons(**kwargs)}})
+    return env, obs
+
+
+def seen_at(env: gym.Env, x: int, y: int) -> int:
+    return int(env.unwrapped.batch["seen"][0, 7 - y, x])
