@@ -1,0 +1,10 @@
+"""SquadRecon: three squads, fog of war, two hidden camps (seed 003)."""
+
+from hiddengrid.envs.squad_recon.env import (
+    DEFINITION,
+    ENV_ID,
+    SquadReconEnv,
+    SquadReconVectorEnv,
+)
+
+__all__ = ["DEFINITION", "ENV_ID", "SquadReconEnv", "SquadReconVectorEnv"]

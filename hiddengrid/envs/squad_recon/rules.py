@@ -1,0 +1,322 @@
+"""SquadRecon's rules (seed 003, SPEC section 5), in the order a step applies them.
+
+Plain scalar code over struct-of-arrays state, compiled by Numba; with NUMBA_DISABLE_JIT=1 it
+runs as ordinary Python. Sub-env ``i`` of every array belongs to one episode.
+
+One step: (1) ``move_squads``: all moves at once; (2) ``attack_enemy_camps``: camps in index
+order; (3) ``sensor_sweep``: sight and memory; (4) the budget and the end of the episode.
+"""
+
+import numpy as np
+from numba import njit
+
+from hiddengrid.core.definition import Field
+from hiddengrid.envs.squad_recon.constants import (
+    ALIVE,
+    ATTACK,
+    CAMP_REWARD,
+    COL,
+    DETECTED,
+    ELIMINATED,
+    GRID_SIZE,
+    NUM_CAMPS,
+    NUM_SQUADS,
+    OPEN,
+    ORDER_COL,
+    ORDER_ROW,
+    ROW,
+    RUNNING,
+    STEP_BUDGET,
+    STRENGTH,
+    SUCCESS,
+    TIMEOUT,
+    UNDETECTED,
+    UNEXPLORED,
+    WIPED_OUT,
+)
+from hiddengrid.envs.squad_recon.generator import draw_scenario
+from hiddengrid.envs.squad_recon.sight import NUM_OFFSETS, OFFSET_COL, OFFSET_ROW, line_is_clear
+
+# The state of one sub-env; the kernels take these arrays in this order after the common ones.
+FIELDS = (
+    Field("terrain", np.int8, (GRID_SIZE, GRID_SIZE)),  # scenario: 0 open, 1 wall, 2 forest
+    Field("start_squads", np.int64, (NUM_SQUADS, 3)),  # scenario: row, col, strength
+    Field("camps", np.int64, (NUM_CAMPS, 3)),  # scenario: row, col, strength
+    Field("squads", np.int8, (NUM_SQUADS, 4)),  # row, col, strength, alive; the observation
+    Field("camp_status", np.int8, (NUM_CAMPS,)),  # 0 undetected, 1 detected, 2 eliminated
+    Field("explored", np.int8, (GRID_SIZE, GRID_SIZE)),  # observation "terrain": -1 or 0/1/2
+    Field("visible", np.int8, (GRID_SIZE, GRID_SIZE)),  # observation: seen this step
+    Field("camps_view", np.int8, (NUM_CAMPS, 4)),  # observation "camps"
+    Field("progress", np.float32, (1,)),  # observation: eliminated / 2
+    Field("steps_left", np.int64),  # observation
+    Field("total_strength", np.int64),  # observation: strength of the live squads
+)
+
+
+# --- (1) moves -----------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def blocks_movement(terrain, camps, camp_status, i, r, c) -> bool:
+    """Off the grid, a wall, forest, or a camp not yet eliminated. Squads never block squads."""
+    if r < 0 or r >= GRID_SIZE or c < 0 or c >= GRID_SIZE:
+        return True
+    if terrain[i, r, c] != OPEN:
+        return True
+    for j in range(NUM_CAMPS):
+        if camp_status[i, j] != ELIMINATED and camps[i, j, 0] == r and camps[i, j, 1] == c:
+            return True
+    return False
+
+
+@njit(cache=True)
+def move_squads(i, actions, terrain, camps, camp_status, squads) -> None:
+    """Every live squad with a move order steps one cell unless the target blocks movement.
+
+    Only terrain and camps block, never another squad, so the moves are independent and doing
+    them one by one is the same as doing them all at once. Orders of destroyed squads are
+    ignored; hold and attack do not move.
+    """
+    for k in range(NUM_SQUADS):
+        if squads[i, k, ALIVE] == 0:
+            continue
+        order = actions[i, k]
+        r = np.int64(squads[i, k, ROW]) + ORDER_ROW[order]
+        c = np.int64(squads[i, k, COL]) + ORDER_COL[order]
+        if (r != squads[i, k, ROW] or c != squads[i, k, COL]) and not blocks_movement(
+            terrain, camps, camp_status, i, r, c
+        ):
+            squads[i, k, ROW] = r
+            squads[i, k, COL] = c
+
+
+# --- (2) attacks ---------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def next_to(squads, camps, i, k, j) -> bool:
+    """Live squad ``k`` stands at Manhattan distance 1 from camp ``j``."""
+    return (
+        squads[i, k, ALIVE] != 0
+        and abs(np.int64(squads[i, k, ROW]) - camps[i, j, 0])
+        + abs(np.int64(squads[i, k, COL]) - camps[i, j, 1])
+        == 1
+    )
+
+
+@njit(cache=True)
+def attack_enemy_camps(i, actions, camps, camp_status, squads, reward) -> None:
+    """For each remaining camp in index order that a live attacking squad stands next to: the
+    strengths of all live squads next to it (attacking or not) are totalled; more than the
+    camp's strength eliminates it (+0.5), otherwise every squad next to it is destroyed. A
+    squad destroyed at camp 0 neither counts nor attacks at camp 1. An attack order with no
+    camp next to the squad is a hold."""
+    for j in range(NUM_CAMPS):
+        if camp_status[i, j] == ELIMINATED:
+            continue
+        attacked = False
+        total = 0
+        for k in range(NUM_SQUADS):
+            if next_to(squads, camps, i, k, j):
+                total += np.int64(squads[i, k, STRENGTH])
+                if actions[i, k] == ATTACK:
+                    attacked = True
+        if not attacked:
+            continue
+        if total > camps[i, j, 2]:
+            camp_status[i, j] = ELIMINATED
+            reward[i] += CAMP_REWARD
+        else:
+            for k in range(NUM_SQUADS):
+                if next_to(squads, camps, i, k, j):
+                    squads[i, k, ALIVE] = 0
+
+
+# --- (3) sight -----------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def sensor_sweep(i, terrain, camps, camp_status, squads, explored, visible) -> None:
+    """Every live squad sees each cell of its 7x7 window (``sensor_radius`` 3) whose Bresenham
+    line from the squad has no wall or forest strictly between (see ``sight.py``). Seen cells
+    stay explored; a camp whose cell is seen is detected for good."""
+    visible[i, :, :] = 0
+    for k in range(NUM_SQUADS):
+        if squads[i, k, ALIVE] == 0:
+            continue
+        r0 = np.int64(squads[i, k, ROW])
+        c0 = np.int64(squads[i, k, COL])
+        for o in range(NUM_OFFSETS):
+            r = r0 + OFFSET_ROW[o]
+            c = c0 + OFFSET_COL[o]
+            if r < 0 or r >= GRID_SIZE or c < 0 or c >= GRID_SIZE or visible[i, r, c] != 0:
+                continue
+            if line_is_clear(terrain, i, r0, c0, o):
+                visible[i, r, c] = 1
+                explored[i, r, c] = terrain[i, r, c]
+    for j in range(NUM_CAMPS):
+        if camp_status[i, j] == UNDETECTED and visible[i, camps[i, j, 0], camps[i, j, 1]] != 0:
+            camp_status[i, j] = DETECTED
+
+
+# --- observation ---------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def write_observation(i, camps, camp_status, squads, camps_view, progress, total_strength):
+    """Camps: row, col, strength, status once detected (all zero before); progress; strength."""
+    eliminated = 0
+    for j in range(NUM_CAMPS):
+        status = camp_status[i, j]
+        shown = status != UNDETECTED
+        camps_view[i, j, 0] = camps[i, j, 0] if shown else 0
+        camps_view[i, j, 1] = camps[i, j, 1] if shown else 0
+        camps_view[i, j, 2] = camps[i, j, 2] if shown else 0
+        camps_view[i, j, 3] = status
+        if status == ELIMINATED:
+            eliminated += 1
+    progress[i, 0] = eliminated / NUM_CAMPS
+    total = 0
+    for k in range(NUM_SQUADS):
+        if squads[i, k, ALIVE] != 0:
+            total += np.int64(squads[i, k, STRENGTH])
+    total_strength[i] = total
+
+
+# --- episodes ------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def start_episode(
+    i,
+    terrain,
+    start_squads,
+    camps,
+    squads,
+    camp_status,
+    explored,
+    visible,
+    camps_view,
+    progress,
+    steps_left,
+    total_strength,
+):
+    for k in range(NUM_SQUADS):
+        squads[i, k, ROW] = start_squads[i, k, 0]
+        squads[i, k, COL] = start_squads[i, k, 1]
+        squads[i, k, STRENGTH] = start_squads[i, k, 2]
+        squads[i, k, ALIVE] = 1
+    for j in range(NUM_CAMPS):
+        camp_status[i, j] = UNDETECTED
+    explored[i, :, :] = UNEXPLORED
+    steps_left[i] = STEP_BUDGET
+    sensor_sweep(i, terrain, camps, camp_status, squads, explored, visible)
+    write_observation(i, camps, camp_status, squads, camps_view, progress, total_strength)
+
+
+@njit(cache=True)
+def step_one(
+    i,
+    actions,
+    outcome,
+    reward,
+    terminated,
+    terrain,
+    camps,
+    squads,
+    camp_status,
+    explored,
+    visible,
+    steps_left,
+):
+    """One step of sub-env ``i``: sets its reward, terminated flag and outcome."""
+    reward[i] = 0.0
+    terminated[i] = False
+    move_squads(i, actions, terrain, camps, camp_status, squads)  # (1)
+    attack_enemy_camps(i, actions, camps, camp_status, squads, reward)  # (2)
+    sensor_sweep(i, terrain, camps, camp_status, squads, explored, visible)  # (3)
+    steps_left[i] -= 1  # (4)
+    remaining = 0
+    for j in range(NUM_CAMPS):
+        if camp_status[i, j] != ELIMINATED:
+            remaining += 1
+    alive = 0
+    for k in range(NUM_SQUADS):
+        alive += squads[i, k, ALIVE] != 0
+    # A win or a wipe-out on the last step is reported as that, not as a timeout.
+    if remaining == 0:
+        outcome[i] = SUCCESS
+    elif alive == 0:
+        outcome[i] = WIPED_OUT
+    elif steps_left[i] == 0:
+        outcome[i] = TIMEOUT
+    else:
+        return
+    terminated[i] = True
+
+
+@njit(cache=True)
+def reset_all(
+    rng,
+    done,
+    outcome,
+    terrain,
+    start_squads,
+    camps,
+    squads,
+    camp_status,
+    explored,
+    visible,
+    camps_view,
+    progress,
+    steps_left,
+    total_strength,
+):
+    for i in range(rng.shape[0]):
+        draw_scenario(rng, i, terrain, start_squads, camps)
+        start_episode(
+            i, terrain, start_squads, camps, squads, camp_status, explored, visible, camps_view,
+            progress, steps_left, total_strength,
+        )  # fmt: skip
+        done[i] = False
+        outcome[i] = RUNNING
+
+
+@njit(cache=True)
+def step_all(
+    actions,
+    rng,
+    done,
+    outcome,
+    reward,
+    terminated,
+    terrain,
+    start_squads,
+    camps,
+    squads,
+    camp_status,
+    explored,
+    visible,
+    camps_view,
+    progress,
+    steps_left,
+    total_strength,
+):
+    for i in range(actions.shape[0]):
+        if done[i]:  # next-step autoreset: the action is ignored
+            draw_scenario(rng, i, terrain, start_squads, camps)
+            start_episode(
+                i, terrain, start_squads, camps, squads, camp_status, explored, visible,
+                camps_view, progress, steps_left, total_strength,
+            )  # fmt: skip
+            done[i] = False
+            outcome[i] = RUNNING
+            reward[i] = 0.0
+            terminated[i] = False
+            continue
+        step_one(
+            i, actions, outcome, reward, terminated, terrain, camps, squads, camp_status,
+            explored, visible, steps_left,
+        )  # fmt: skip
+        done[i] = terminated[i]
+        write_observation(i, camps, camp_status, squads, camps_view, progress, total_strength)

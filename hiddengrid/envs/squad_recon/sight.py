@@ -1,0 +1,91 @@
+"""The squads' sensor: which cells of the 7x7 window a squad's line of sight reaches.
+
+A squad sees a cell within Chebyshev distance ``SENSOR_RADIUS`` when no wall or forest lies
+strictly between the two cells on the textbook integer Bresenham line from the squad to the
+cell. The line depends only on the offset, so the cells strictly between are computed once
+here, for the 49 offsets of the window, and the rules only look them up.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from hiddengrid.envs.squad_recon.constants import OPEN, SENSOR_RADIUS, SENSOR_WIDTH
+
+
+def bresenham_line(r0: int, c0: int, r1: int, c1: int) -> list[tuple[int, int]]:
+    """The textbook integer Bresenham line from ``(r0, c0)`` to ``(r1, c1)``, both included.
+
+    ``x`` is the column and ``y`` the row. With ``err = dx + dy`` (``dy`` negative) each step
+    moves in ``x`` when ``2 * err >= dy`` and in ``y`` when ``2 * err <= dx``; on the exact tie
+    of a knight offset both hold, so the line steps diagonally first.
+    """
+    x0, y0, x1, y1 = c0, r0, c1, r1
+    dx = abs(x1 - x0)
+    dy = -abs(y1 - y0)
+    sx = 1 if x0 < x1 else -1
+    sy = 1 if y0 < y1 else -1
+    err = dx + dy
+    cells = []
+    while True:
+        cells.append((y0, x0))
+        if x0 == x1 and y0 == y1:
+            return cells
+        e2 = 2 * err
+        if e2 >= dy:
+            err += dy
+            x0 += sx
+        if e2 <= dx:
+            err += dx
+            y0 += sy
+
+
+def _sight_tables() -> tuple[np.ndarray, ...]:
+    """Offsets of the window (row-major) and, for each, the cells strictly between."""
+    n = SENSOR_WIDTH * SENSOR_WIDTH
+    off_row = np.zeros(n, dtype=np.int64)
+    off_col = np.zeros(n, dtype=np.int64)
+    between_len = np.zeros(n, dtype=np.int64)
+    between_row = np.zeros((n, SENSOR_RADIUS - 1), dtype=np.int64)
+    between_col = np.zeros((n, SENSOR_RADIUS - 1), dtype=np.int64)
+    o = 0
+    for dr in range(-SENSOR_RADIUS, SENSOR_RADIUS + 1):
+        for dc in range(-SENSOR_RADIUS, SENSOR_RADIUS + 1):
+            off_row[o] = dr
+            off_col[o] = dc
+            between = bresenham_line(0, 0, dr, dc)[1:-1]
+            between_len[o] = len(between)
+            for m, (r, c) in enumerate(between):
+                between_row[o, m] = r
+                between_col[o, m] = c
+            o += 1
+    return off_row, off_col, between_len, between_row, between_col
+
+
+# (49,), (49,), (49,), (49, 2), (49, 2): constant arrays, frozen into the compiled kernels.
+OFFSET_ROW, OFFSET_COL, BETWEEN_LEN, BETWEEN_ROW, BETWEEN_COL = _sight_tables()
+NUM_OFFSETS = OFFSET_ROW.shape[0]
+
+
+@njit(cache=True)
+def line_is_clear(terrain: np.ndarray, i: int, r0: int, c0: int, o: int) -> bool:
+    """True if no wall or forest lies strictly between ``(r0, c0)`` and the cell at offset ``o``.
+
+    The cells between two grid cells lie inside their bounding box, so they are on the grid.
+    """
+    for m in range(BETWEEN_LEN[o]):
+        if terrain[i, r0 + BETWEEN_ROW[o, m], c0 + BETWEEN_COL[o, m]] != OPEN:
+            return False
+    return True
+
+
+@njit(cache=True)
+def sees(terrain: np.ndarray, i: int, r0: int, c0: int, r: int, c: int) -> bool:
+    """True if a squad on ``(r0, c0)`` sees ``(r, c)`` (used by the generator and tests)."""
+    dr = r - r0
+    dc = c - c0
+    if abs(dr) > SENSOR_RADIUS or abs(dc) > SENSOR_RADIUS:
+        return False
+    o = (dr + SENSOR_RADIUS) * SENSOR_WIDTH + (dc + SENSOR_RADIUS)
+    return line_is_clear(terrain, i, r0, c0, o)
