@@ -198,9 +198,10 @@ class TableLearnerAgent(BatchAgent):
     name = "heuristic"
     description = "table learner: remembers every hint, learns from partial credit, guesses rest"
 
-    def __init__(self, env: Any, seed: int = 0) -> None:
+    def __init__(self, env: Any, seed: int = 0, use_rewards: bool = True) -> None:
         super().__init__(env, seed)
         self.batch = env.batch
+        self.use_rewards = use_rewards  # False: a hints-only ablation
         self.mask = np.full(NUM_PATTERNS, ALL_VALUES, dtype=np.int64)
         self.actions = np.zeros(self.num_envs, dtype=np.int64)
 
@@ -211,12 +212,13 @@ class TableLearnerAgent(BatchAgent):
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
         correct = np.rint(self.batch.reward * 4).astype(np.int64)
+        ended = self.batch.terminated if self.use_rewards else np.zeros_like(self.batch.terminated)
         table_act(
             obs["grid"],
             obs["hints"],
             obs["cursor"],
             obs["slots"],
-            self.batch.terminated,
+            ended,
             correct,
             self.mask,
             self.actions,
