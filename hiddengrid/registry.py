@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-import importlib.util
+from pathlib import Path
 
 import gymnasium as gym
 
@@ -51,8 +51,9 @@ _ENTRIES: dict[str, tuple[str, str, str, dict]] = {
 
 
 def _module_exists(module: str) -> bool:
-    # An env whose package is not in this build (yet) is simply not registered.
-    return importlib.util.find_spec(module.rsplit(".", 1)[0]) is not None
+    # An env whose module is not in this build (yet) is simply not registered.
+    relative = Path(*module.split(".")[1:]).with_suffix(".py")
+    return (Path(__file__).parent / relative).is_file()
 
 
 ENV_IDS: tuple[str, ...] = tuple(k for k, v in _ENTRIES.items() if _module_exists(v[0]))

@@ -114,6 +114,4 @@ class HiddenGridEnv(gym.Env):
         return self._running
 
     def _observation(self) -> dict[str, Any]:
-        return {
-            key: (arr[0] if scalar else arr[0].copy()) for key, arr, scalar in self._obs_views
-        }
+        return {key: (arr[0] if scalar else arr[0].copy()) for key, arr, scalar in self._obs_views}

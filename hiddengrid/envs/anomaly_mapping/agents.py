@@ -41,7 +41,10 @@ def _climb_direction(view: np.ndarray, i: int) -> int:
         for c in range(3):
             # Orthogonal cells win ties against diagonal ones: they are one move away.
             if view[i, r, c] > best or (
-                view[i, r, c] == best and best > centre and (r == 1 or c == 1) and best_r != 1
+                view[i, r, c] == best
+                and best > centre
+                and (r == 1 or c == 1)
+                and best_r != 1
                 and best_c != 1
             ):
                 best = view[i, r, c]
@@ -113,8 +116,15 @@ class FieldSweepAgent(BatchAgent):
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
         heuristic_act(
-            obs["field"], obs["facing"], starts, self.vertical, self.horizontal, self.phase,
-            self.last_move, self.last_facing, self.actions,
+            obs["field"],
+            obs["facing"],
+            starts,
+            self.vertical,
+            self.horizontal,
+            self.phase,
+            self.last_move,
+            self.last_facing,
+            self.actions,
         )
         return self.actions.copy()
 
@@ -138,7 +148,7 @@ def oracle_act(walls, node, agent, out):
         for d in range(5):
             r = node[i, 0] + (0 if d == 4 else DIR_ROW[d])
             c = node[i, 1] + (0 if d == 4 else DIR_COL[d])
-            if 0 <= r < GRID_SIZE and 0 <= c < GRID_SIZE and walls[i, r, c] == 0:
+            if 0 <= r < GRID_SIZE and 0 <= c < GRID_SIZE and walls[i, r + 1, c + 1] == 0:
                 dist[r, c] = 0
                 queue[tail] = r * GRID_SIZE + c
                 tail += 1
@@ -150,16 +160,15 @@ def oracle_act(walls, node, agent, out):
             for d in range(4):
                 nr = r + DIR_ROW[d]
                 nc = c + DIR_COL[d]
-                if 0 <= nr < GRID_SIZE and 0 <= nc < GRID_SIZE and walls[i, nr, nc] == 0:
-                    if dist[nr, nc] < 0:
-                        dist[nr, nc] = dist[r, c] + 1
-                        queue[tail] = nr * GRID_SIZE + nc
-                        tail += 1
+                if walls[i, nr + 1, nc + 1] == 0 and dist[nr, nc] < 0:
+                    dist[nr, nc] = dist[r, c] + 1
+                    queue[tail] = nr * GRID_SIZE + nc
+                    tail += 1
         out[i] = MARK
         for d in range(4):
             nr = ar + DIR_ROW[d]
             nc = ac + DIR_COL[d]
-            if 0 <= nr < GRID_SIZE and 0 <= nc < GRID_SIZE and walls[i, nr, nc] == 0:
+            if walls[i, nr + 1, nc + 1] == 0:
                 if dist[nr, nc] >= 0 and dist[nr, nc] == dist[ar, ac] - 1:
                     out[i] = ACTION_OF_DIRECTION[d]
                     break

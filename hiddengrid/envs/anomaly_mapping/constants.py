@@ -5,6 +5,9 @@ import numpy as np
 GRID_SIZE = 15
 NUM_WALLS = 45  # exactly 20 % of 225 tiles
 NUM_FREE = GRID_SIZE * GRID_SIZE - NUM_WALLS
+# The wall map is stored with a one-tile border of wall around the grid, so every neighbour
+# lookup is in bounds and off-grid tiles read as walls (level 0) without a bounds check.
+PADDED = GRID_SIZE + 2
 STEP_BUDGET = 30
 MAX_LEVEL = 3  # level(t) = max(0, 3 - d(t))
 SENSOR_RADIUS = 1  # the 3x3 field window

@@ -8,6 +8,7 @@ import numpy as np
 from hiddengrid.core import draw
 from hiddengrid.core.batch import Batch
 from hiddengrid.envs.anomaly_mapping.constants import DIR_COL, DIR_ROW, DIRECTION_NAMES, GRID_SIZE
+from hiddengrid.envs.anomaly_mapping.generator import unpadded
 from hiddengrid.envs.anomaly_mapping.rules import field_level
 
 FACING_GLYPH = "^>v<"
@@ -48,7 +49,7 @@ def _status(batch: Batch, i: int) -> str:
 
 
 def render_ansi(batch: Batch, i: int) -> str:
-    walls = batch["walls"][i]
+    walls = unpadded(batch["walls"][i])
     node_r, node_c = batch["node"][i]
     ar, ac = batch["agent"][i]
     lv = levels(batch, i)
@@ -78,7 +79,7 @@ def render_ansi(batch: Batch, i: int) -> str:
 def render_rgb(batch: Batch, i: int) -> np.ndarray:
     size = GRID_SIZE * TILE
     img = draw.canvas(size + BAR, size, (250, 250, 250))
-    walls = batch["walls"][i]
+    walls = unpadded(batch["walls"][i])
     lv = levels(batch, i)
     for r in range(GRID_SIZE):
         for c in range(GRID_SIZE):
@@ -93,8 +94,13 @@ def render_rgb(batch: Batch, i: int) -> np.ndarray:
     facing = int(batch["facing"][i])
     draw.outline_rect(img, (ar - 1) * TILE, (ac - 1) * TILE, 3 * TILE, 3 * TILE, WINDOW, 3)
     draw.arrow(
-        img, ar * TILE + TILE / 2, ac * TILE + TILE / 2, DIR_ROW[facing], DIR_COL[facing],
-        TILE * 0.38, AGENT,
+        img,
+        ar * TILE + TILE / 2,
+        ac * TILE + TILE / 2,
+        DIR_ROW[facing],
+        DIR_COL[facing],
+        TILE * 0.38,
+        AGENT,
     )
     draw.text(img, _status(batch, i), size + 8, 6, INK, scale=2)
     return img

@@ -8,14 +8,15 @@ import numpy as np
 from numba import njit
 
 from hiddengrid.core.definition import Field
+from hiddengrid.core.kernel import kernel
 from hiddengrid.envs.anomaly_mapping.constants import (
     DIR_COL,
     DIR_ROW,
-    GRID_SIZE,
     MARK,
     MAX_LEVEL,
     MOVE_DIRECTION,
     MOVE_WEST,
+    PADDED,
     ROTATE_LEFT,
     ROTATE_RIGHT,
     RUNNING,
@@ -29,7 +30,7 @@ from hiddengrid.envs.anomaly_mapping.generator import draw_scenario
 
 # The state of one sub-env; the kernels take these arrays in this order after the common ones.
 FIELDS = (
-    Field("walls", np.int8, (GRID_SIZE, GRID_SIZE)),  # scenario: 1 = insulating wall
+    Field("walls", np.int8, (PADDED, PADDED)),  # scenario: 1 = wall; tile (r, c) is [r+1, c+1]
     Field("node", np.int64, (2,)),  # scenario: [row, col] of the Vulnerability Node
     Field("start", np.int64, (2,)),  # scenario: the agent's start tile
     Field("start_facing", np.int64),  # scenario
@@ -40,7 +41,7 @@ FIELDS = (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def field_level(walls: np.ndarray, i: int, node: np.ndarray, r: int, c: int) -> int:
     """``max(0, 3 - d)`` with ``d`` the shortest 4-connected free path from the node to (r, c).
 
@@ -48,7 +49,8 @@ def field_level(walls: np.ndarray, i: int, node: np.ndarray, r: int, c: int) -> 
     Manhattan distance is that short and (at distance 2) a tile between them is free: a wall in
     the way forces a detour of at least 4, which is the Faraday shadow.
     """
-    if r < 0 or r >= GRID_SIZE or c < 0 or c >= GRID_SIZE or walls[i, r, c] != 0:
+    # Callers ask about tiles at most one step off the grid: those are the wall border, level 0.
+    if walls[i, r + 1, c + 1] != 0:
         return 0
     nr = node[i, 0]
     nc = node[i, 1]
@@ -60,18 +62,24 @@ def field_level(walls: np.ndarray, i: int, node: np.ndarray, r: int, c: int) -> 
     if d > 2:
         return 0
     if dr == 2:
-        between_free = walls[i, (r + nr) // 2, c] == 0
+        between_free = walls[i, (r + nr) // 2 + 1, c + 1] == 0
     elif dc == 2:
-        between_free = walls[i, r, (c + nc) // 2] == 0
+        between_free = walls[i, r + 1, (c + nc) // 2 + 1] == 0
     else:  # diagonal: either corner tile will do
-        between_free = walls[i, nr, c] == 0 or walls[i, r, nc] == 0
+        between_free = walls[i, nr + 1, c + 1] == 0 or walls[i, r + 1, nc + 1] == 0
     return MAX_LEVEL - 2 if between_free else 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def write_observation(
     i: int, walls: np.ndarray, node: np.ndarray, agent: np.ndarray, view: np.ndarray
 ) -> None:
+    # Window cells lie within Manhattan 2 of the agent and lit tiles within 2 of the node.
+    if abs(agent[i, 0] - node[i, 0]) + abs(agent[i, 1] - node[i, 1]) > 2 * (MAX_LEVEL - 1):
+        for r in range(3):  # explicit loops: a slice assignment costs more than the work here
+            for c in range(3):
+                view[i, r, c] = 0
+        return
     for dr in range(-SENSOR_RADIUS, SENSOR_RADIUS + 1):
         for dc in range(-SENSOR_RADIUS, SENSOR_RADIUS + 1):
             view[i, dr + SENSOR_RADIUS, dc + SENSOR_RADIUS] = field_level(
@@ -79,7 +87,7 @@ def write_observation(
             )
 
 
-@njit(cache=True)
+@kernel
 def start_episode(i, walls, node, start, start_facing, agent, facing, steps_left, view):
     agent[i, 0] = start[i, 0]
     agent[i, 1] = start[i, 1]
@@ -88,24 +96,24 @@ def start_episode(i, walls, node, start, start_facing, agent, facing, steps_left
     write_observation(i, walls, node, agent, view)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def move(i: int, direction: int, walls: np.ndarray, agent: np.ndarray, facing: np.ndarray) -> None:
     """A legal move moves and faces its direction; into a wall or off the grid, nothing."""
     r = agent[i, 0] + DIR_ROW[direction]
     c = agent[i, 1] + DIR_COL[direction]
-    if 0 <= r < GRID_SIZE and 0 <= c < GRID_SIZE and walls[i, r, c] == 0:
+    if walls[i, r + 1, c + 1] == 0:  # the border makes off-grid a wall
         agent[i, 0] = r
         agent[i, 1] = c
         facing[i] = direction
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def mark_is_correct(i: int, node: np.ndarray, agent: np.ndarray) -> bool:
     """Manhattan distance at most 1 to the node; walls do not matter here."""
     return abs(agent[i, 0] - node[i, 0]) + abs(agent[i, 1] - node[i, 1]) <= 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def step_one(i, action, outcome, reward, terminated, walls, node, agent, facing, steps_left):
     """One action of sub-env ``i``: sets its reward, terminated flag and outcome."""
     steps_left[i] -= 1
@@ -130,8 +138,10 @@ def step_one(i, action, outcome, reward, terminated, walls, node, agent, facing,
         outcome[i] = TIMEOUT
 
 
-@njit(cache=True)
-def reset_all(rng, done, outcome, walls, node, start, start_facing, agent, facing, steps_left, view):
+@kernel
+def reset_all(
+    rng, done, outcome, walls, node, start, start_facing, agent, facing, steps_left, view
+):
     for i in range(rng.shape[0]):
         draw_scenario(rng, i, walls, node, start, start_facing)
         start_episode(i, walls, node, start, start_facing, agent, facing, steps_left, view)
@@ -139,7 +149,7 @@ def reset_all(rng, done, outcome, walls, node, start, start_facing, agent, facin
         outcome[i] = RUNNING
 
 
-@njit(cache=True)
+@kernel
 def step_all(
     actions,
     rng,

@@ -57,26 +57,26 @@ def window(levels: np.ndarray, r: int, c: int) -> np.ndarray:
 
 
 def test_field_open_floor_is_manhattan_formula():
-    env, obs = start(node=(7, 7), agent=(7, 7))
+    _, obs = start(node=(7, 7), agent=(7, 7))
     assert obs["field"].tolist() == [[1, 2, 1], [2, 3, 2], [1, 2, 1]]
-    env, obs = start(node=(7, 7), agent=(7, 9))
+    _, obs = start(node=(7, 7), agent=(7, 9))
     assert obs["field"].tolist() == [[1, 0, 0], [2, 1, 0], [1, 0, 0]]
 
 
 def test_field_wall_casts_faraday_shadow():
     # A wall east of the node: the tile behind it is 2 away by Manhattan but 4 by any path.
-    env, obs = start(walls=[(7, 8)], node=(7, 7), agent=(7, 9))
+    _, obs = start(walls=[(7, 8)], node=(7, 7), agent=(7, 9))
     assert obs["field"].tolist() == [[1, 0, 0], [0, 0, 0], [1, 0, 0]]
     # A diagonal tile stays lit through the one free corner and goes dark when both are walled.
-    env, obs = start(walls=[(6, 7)], node=(7, 7), agent=(6, 9))
+    _, obs = start(walls=[(6, 7)], node=(7, 7), agent=(6, 9))
     assert obs["field"][1, 0] == 1  # (6, 8) via (7, 8)
-    env, obs = start(walls=[(6, 7), (7, 8)], node=(7, 7), agent=(6, 9))
+    _, obs = start(walls=[(6, 7), (7, 8)], node=(7, 7), agent=(6, 9))
     assert obs["field"][1, 0] == 0
     assert obs["field"][2, 0] == 0  # the wall itself reads 0
 
 
 def test_cells_off_the_grid_read_zero():
-    env, obs = start(node=(0, 0), agent=(0, 0))
+    _, obs = start(node=(0, 0), agent=(0, 0))
     assert obs["field"].tolist() == [[0, 0, 0], [0, 3, 2], [0, 2, 1]]
 
 
@@ -92,7 +92,7 @@ def test_field_matches_shortest_path_definition(seed):
     for _ in range(29):
         r, c = env.unwrapped.batch["agent"][0]
         assert np.array_equal(obs["field"], window(levels, r, c))
-        obs, _, term, _, _ = env.step(int(rng.integers(0, 4)))
+        obs, _, _term, _, _ = env.step(int(rng.integers(0, 4)))
     # and on tiles next to every node position of a dense scenario
     for r in range(15):
         for c in range(15):
@@ -105,12 +105,17 @@ def test_field_matches_shortest_path_definition(seed):
 
 @pytest.mark.parametrize(
     ("action", "facing", "pos"),
-    [(MOVE_NORTH, N, (6, 7)), (MOVE_SOUTH, S, (8, 7)), (MOVE_EAST, E, (7, 8)), (MOVE_WEST, W, (7, 6))],
+    [
+        (MOVE_NORTH, N, (6, 7)),
+        (MOVE_SOUTH, S, (8, 7)),
+        (MOVE_EAST, E, (7, 8)),
+        (MOVE_WEST, W, (7, 6)),
+    ],
 )
 def test_each_move_moves_and_faces(action, facing, pos):
     for start_facing in range(4):
         env, _ = start(node=(0, 0), agent=(7, 7), facing=start_facing)
-        obs, reward, term, trunc, _ = env.step(action)
+        obs, reward, term, _trunc, _ = env.step(action)
         assert tuple(env.unwrapped.batch["agent"][0]) == pos
         assert obs["facing"] == facing and reward == 0.0 and not term
         assert obs["steps_left"] == 29
@@ -130,8 +135,12 @@ def test_each_move_moves_and_faces(action, facing, pos):
     ],
 )
 def test_illegal_moves_change_nothing_but_the_budget(action, agent, walls):
-    env, obs0 = start(walls=walls, node=(10, 10) if agent != (10, 10) else (3, 3), agent=agent,
-                      facing=S if action == MOVE_NORTH else N)
+    env, obs0 = start(
+        walls=walls,
+        node=(10, 10) if agent != (10, 10) else (3, 3),
+        agent=agent,
+        facing=S if action == MOVE_NORTH else N,
+    )
     obs, reward, term, _, _ = env.step(action)
     assert tuple(env.unwrapped.batch["agent"][0]) == agent
     assert obs["facing"] == obs0["facing"]
@@ -140,7 +149,7 @@ def test_illegal_moves_change_nothing_but_the_budget(action, agent, walls):
 
 
 def test_rotations():
-    env, obs = start(node=(0, 0), facing=N)
+    _, obs = start(node=(0, 0), facing=N)
     seq = []
     for _ in range(4):
         obs, *_ = env.step(ROTATE_LEFT)
@@ -176,7 +185,7 @@ def test_mark_ignores_walls_between_agent_and_node():
     # Adjacent by Manhattan distance; a wall cannot stand between two adjacent free tiles, but a
     # wall ring around both does not matter either.
     env, _ = start(walls=[(5, 7), (6, 6), (6, 8)], node=(7, 7), agent=(6, 7))
-    _, r, term, _, info = env.step(MARK)
+    _, r, _term, _, info = env.step(MARK)
     assert r == 1.0 and info["outcome"] == "success"
 
 
@@ -200,7 +209,7 @@ def test_mark_on_the_30th_action_is_judged_as_a_mark():
 
 
 def test_start_on_node_is_allowed_and_observation_hides_position():
-    env, obs = start(node=(3, 4), agent=(3, 4))
+    _, obs = start(node=(3, 4), agent=(3, 4))
     assert set(obs) == {"field", "facing", "steps_left"}
     assert obs["steps_left"] == 30
 
@@ -237,5 +246,5 @@ def test_disconnected_walls_rejected():
 
 
 def test_custom_level_with_other_wall_count_is_accepted():
-    env, obs = start(walls=[(1, 1)], node=(5, 5), agent=(5, 5))
+    _, obs = start(walls=[(1, 1)], node=(5, 5), agent=(5, 5))
     assert obs["field"][1, 1] == 3

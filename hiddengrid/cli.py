@@ -1,0 +1,138 @@
+"""The ``hiddengrid`` command: eval | bench | record | play."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from hiddengrid.registry import ENV_IDS, definition_of
+
+DEFAULT_EPISODES = 2000
+
+
+def _check_env_ids(ids: Sequence[str] | None) -> list[str]:
+    ids = list(ids or ENV_IDS)
+    for env_id in ids:
+        if env_id not in ENV_IDS:
+            raise SystemExit(f"unknown env {env_id!r}; registered: {', '.join(ENV_IDS)}")
+    return ids
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from hiddengrid.core.evaluate import run_episodes
+
+    env_ids = _check_env_ids(args.env)
+    jobs = []
+    for env_id in env_ids:
+        agents = definition_of(env_id).agents
+        names = args.agent or list(agents)
+        for name in names:
+            if name not in agents:
+                raise SystemExit(f"{env_id} has no agent {name!r}; it has {', '.join(agents)}")
+            jobs.append((env_id, name))
+    results = []
+    with tqdm(total=len(jobs) * args.episodes, unit="ep", file=sys.stderr) as bar:
+        for env_id, name in jobs:
+            bar.set_description(f"{env_id.split('/')[-1]} {name}")
+            results.append(
+                run_episodes(env_id, name, args.episodes, seed=args.seed, progress=bar.update)
+            )
+    head = (
+        f"{'env':<36} {'agent':<10} {'episodes':>8} {'success':>8} {'95% CI':>15} "
+        f"{'return':>8} {'length':>7}"
+    )
+    print(head)
+    print("-" * len(head))
+    for r in results:
+        low, high = r.interval
+        print(
+            f"{r.env_id:<36} {r.agent:<10} {r.episodes:>8} {r.success_rate:>8.1%} "
+            f"{f'[{low:.1%}, {high:.1%}]':>15} {r.mean_return:>8.3f} {r.mean_length:>7.2f}"
+        )
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump([r.as_dict() for r in results], fh, indent=2)
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from hiddengrid.core.bench import format_table, run_bench
+
+    env_ids = _check_env_ids(args.env)
+    rows = run_bench(env_ids, args.seconds, tuple(args.sizes))
+    print(format_table(rows))
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump([r.as_dict() for r in rows], fh, indent=2)
+    return 0
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    from hiddengrid.core.record import record_episode
+
+    _check_env_ids([args.env_id])
+    frames, outcome, total = record_episode(
+        args.env_id, args.agent, args.out, seed=args.seed, fps=args.fps
+    )
+    print(f"wrote {args.out}: {frames} frames, outcome {outcome}, return {total:g}")
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from hiddengrid.core.play import play
+
+    _check_env_ids([args.env_id])
+    play(args.env_id, seed=args.seed, reveal=args.reveal)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hiddengrid", description="Environments where the agent must discover a hidden rule."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("eval", help="success rate of every agent on every env (the main job)")
+    p.add_argument("--env", action="append", metavar="ID", help="env id (repeatable)")
+    p.add_argument("--agent", action="append", metavar="NAME", help="agent name (repeatable)")
+    p.add_argument("--episodes", type=int, default=DEFAULT_EPISODES)
+    p.add_argument("--seed", type=int, default=0, help="episode k plays seed+k")
+    p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("bench", help="steps per second, with ratios to SyncVectorEnv")
+    p.add_argument("--env", action="append", metavar="ID")
+    p.add_argument("--seconds", type=float, default=1.0, help="time budget per configuration")
+    p.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 4096])
+    p.add_argument("--json", metavar="FILE")
+    p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("record", help="one episode as an animated GIF")
+    p.add_argument("env_id")
+    p.add_argument("--agent", default="oracle")
+    p.add_argument("--out", required=True, metavar="FILE.gif")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--fps", type=int, default=4)
+    p.set_defaults(func=cmd_record)
+
+    p = sub.add_parser("play", help="play in the terminal, seeing what a model sees")
+    p.add_argument("env_id")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--reveal", action="store_true", help="also show the hidden state")
+    p.set_defaults(func=cmd_play)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if getattr(args, "episodes", 1) < 1:
+        raise SystemExit("--episodes must be at least 1")
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
