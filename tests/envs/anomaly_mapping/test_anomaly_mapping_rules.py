@@ -149,7 +149,7 @@ def test_illegal_moves_change_nothing_but_the_budget(action, agent, walls):
 
 
 def test_rotations():
-    _, obs = start(node=(0, 0), facing=N)
+    env, obs = start(node=(0, 0), facing=N)
     seq = []
     for _ in range(4):
         obs, *_ = env.step(ROTATE_LEFT)
