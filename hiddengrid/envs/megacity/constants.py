@@ -1,0 +1,195 @@
+"""Megacity's numbers and codes (seed 004, SPEC section 6): every constant of the physics.
+
+The equations that use them are in ``rules.py`` and written out on the docs page (README.md).
+"""
+
+import numpy as np
+
+GRID = 5
+NUM_CELLS = GRID * GRID
+STEP_BUDGET = 40
+REVERSAL_PERIOD = 8  # the airflow flips sign after steps 8, 16, 24, 32
+
+# --- metrics -----------------------------------------------------------------------------------
+INTEGRITY_START = 100
+AIR_START = 85
+POWER_START = 50
+INTEGRITY_OK = 80  # integrity must stay above this
+AIR_OK = 60  # air must stay above this
+POWER_MILESTONE = 80  # +3 the first time power exceeds this
+DISTRICT_GOAL = 6
+POWER_MIN = -100  # power is clamped to [POWER_MIN, POWER_MAX]
+POWER_MAX = 200
+
+# --- cells -------------------------------------------------------------------------------------
+ROCK, CHAMBER, CORE, DISTRICT = 0, 1, 2, 3  # CORE: built, not yet active
+CELL_NAMES = ("rock", "chamber", "core", "district")
+
+# Directions: 1 north, 2 east, 3 south, 4 west (0 = none), as in seams and vents.
+NONE_DIR, NORTH, EAST, SOUTH, WEST = 0, 1, 2, 3, 4
+DIRECTION_NAMES = ("none", "north", "east", "south", "west")
+DIR_ROW = np.array([0, -1, 0, 1, 0], dtype=np.int64)  # north is row - 1
+DIR_COL = np.array([0, 0, 1, 0, -1], dtype=np.int64)
+SEAM_UNKNOWN_DIRECTION = 5  # what "seams" shows for a seam cell before its direction is known
+
+# --- support materials -------------------------------------------------------------------------
+NO_SUPPORT, TIMBER, STEEL, ANCHOR = 0, 1, 2, 3
+MATERIAL_NAMES = ("none", "timber", "steel", "anchor")
+NUM_MATERIALS = 3
+SUPPORT_COST = np.array([0, 2, 3, 3], dtype=np.int64)
+HOLD_OFF_SEAM = np.array([0, 20, 40, 40], dtype=np.int64)  # extra load a support carries
+HOLD_ON_SEAM = np.array([0, 20, 5, 40], dtype=np.int64)  # under sideways gravity
+
+# --- structure ---------------------------------------------------------------------------------
+ROCK_SPAN = 40  # load an open cell carries with no support
+SEAM_SHEAR = 15  # sideways gravity adds this load to an open seam cell (unless damped)
+EXCAVATION_SPILL = 6  # excavating loads each orthogonal neighbour by this much
+SEAM_RELIEF = 15  # excavating a seam cell unloads every seam cell downstream by this much
+CONDUIT_AMPLIFY = 10  # a conduit on a fault loads its cell and 4 neighbours by this much
+DAMAGE_DIVISOR = 4  # integrity lost per step = ceil(total overload / DAMAGE_DIVISOR)
+SETTLING = 1  # integrity regained per step with no overload
+STRESS_MAX = 100
+
+# --- air ---------------------------------------------------------------------------------------
+SHAFT_DRAFT = 1  # a shaft adds this draft along its direction in its own cell
+AIR_BASE_DEMAND = 1  # the outpost breathes
+AIR_PER_DISTRICT = 1  # every active district breathes
+VENT_REACH = 1  # a core activates only with a shaft within this Manhattan distance
+
+# --- power -------------------------------------------------------------------------------------
+POWER_INCOME = 1  # per step, from the outpost reactor
+FAULT_TAP = 3  # per step, per conduit cell on a fault line (geothermal)
+DISTRICT_UPKEEP = 1  # per step, per active district
+EXCAVATE_COST = 3
+VENT_COST = 2
+CONDUIT_COST_PER_CELL = 1
+BUILD_COST = 4
+RESEARCH_COST = 1
+SCAN_COST = 1
+
+# --- research ----------------------------------------------------------------------------------
+GRAVITY, LOAD, AIRFLOW, CONDUITS = 0, 1, 2, 3
+RULE_NAMES = ("gravity", "load", "airflow", "conduits")
+NUM_RULES = 4
+DECODED = 3  # stages 0..3; stage 3 decodes the rule (+4 once)
+
+# Components: two materials from the start, one material and three techniques to unlock.
+COMPONENT_NAMES = (
+    "timber",
+    "steel",
+    "anchor",  # gravity decoded
+    "relief_blasting",  # load decoded: excavation no longer spills load onto neighbours
+    "baffled_shafts",  # airflow decoded: shafts draw air whichever way the current runs
+    "shielded_conduits",  # conduits decoded: new conduits on faults no longer amplify load
+)
+NUM_COMPONENTS = 6
+COMPONENT_OF_RULE = np.array([2, 3, 4, 5], dtype=np.int64)
+
+# --- hidden geology (generator) ----------------------------------------------------------------
+MIN_SEAMS, MAX_SEAMS = 1, 2
+FAULT_MIN_LEN, FAULT_MAX_LEN = 3, 4
+STRESS_BASE = 12
+OVERBURDEN_STEP = 5  # stress rises by this per row/column away from the light edge
+SEAM_LOAD_STEP = 6  # seam load accumulates downstream by this per cell
+FAULT_LOAD = 25  # the hidden stress concentration on a fault cell (a scan reveals it)
+FAULT_HALO = 8  # extra stress on the orthogonal neighbours of a fault cell
+STRESS_NOISE = 8  # uniform 0..STRESS_NOISE-1 added per cell
+CHANNEL_SPEED = 2  # airflow magnitude in the draft channel, 1 elsewhere, 0 on faults
+
+# --- actions -----------------------------------------------------------------------------------
+ACTION_TYPES = ("excavate", "support", "vent", "conduit", "build", "research", "wait", "scan")
+
+
+def _conduit_paths() -> np.ndarray:
+    """Every set of 1-3 orthogonally contiguous cells, once, as a path of cell indices (-1 pad).
+
+    Order: singles, then pairs, then triples; within a size by the cell indices, each path
+    written from the end with the smaller index (an L starts at an arm, not at its corner).
+    """
+    paths: list[tuple[int, ...]] = []
+
+    def neighbours(k: int) -> list[int]:
+        r, c = divmod(k, GRID)
+        out = []
+        for dr, dc in ((-1, 0), (0, 1), (1, 0), (0, -1)):
+            if 0 <= r + dr < GRID and 0 <= c + dc < GRID:
+                out.append((r + dr) * GRID + c + dc)
+        return out
+
+    seen: set[frozenset[int]] = set()
+    for size in (1, 2, 3):
+        found = []
+        for a in range(NUM_CELLS):
+            stack: list[tuple[int, ...]] = [(a,)]
+            while stack:
+                p = stack.pop()
+                if len(p) == size:
+                    key = frozenset(p)
+                    if (size == 1 or p[0] < p[-1]) and key not in seen:
+                        seen.add(key)
+                        found.append(p)
+                    continue
+                for b in neighbours(p[-1]):
+                    if b not in p:
+                        stack.append((*p, b))
+        found.sort(key=lambda p: tuple(sorted(p)) + p)
+        paths.extend(found)
+    table = np.full((len(paths), 3), -1, dtype=np.int64)
+    for k, p in enumerate(paths):
+        table[k, : len(p)] = p
+    return table
+
+
+CONDUIT_PATHS = _conduit_paths()  # (159, 3) cell indices, -1 padding
+NUM_CONDUIT_PATHS = CONDUIT_PATHS.shape[0]
+
+EXCAVATE_BASE = 0  # + cell
+SUPPORT_BASE = EXCAVATE_BASE + NUM_CELLS  # + (material - 1) * 25 + cell
+VENT_BASE = SUPPORT_BASE + NUM_MATERIALS * NUM_CELLS  # + cell * 4 + (direction - 1)
+CONDUIT_BASE = VENT_BASE + 4 * NUM_CELLS  # + path index
+BUILD_BASE = CONDUIT_BASE + NUM_CONDUIT_PATHS  # + cell
+RESEARCH_BASE = BUILD_BASE + NUM_CELLS  # + rule
+WAIT = RESEARCH_BASE + NUM_RULES
+SCAN = WAIT + 1
+NUM_ACTIONS = SCAN + 1
+
+# --- rewards (SPEC section 6) ------------------------------------------------------------------
+REWARD_TERMS = (
+    "integrity_gain",
+    "air_gain",
+    "district",
+    "power_milestone",
+    "research",
+    "operation",
+    "victory",
+    "integrity_deficit",
+    "air_deficit",
+    "catastrophe",
+)
+(
+    T_INTEGRITY_GAIN,
+    T_AIR_GAIN,
+    T_DISTRICT,
+    T_POWER_MILESTONE,
+    T_RESEARCH,
+    T_OPERATION,
+    T_VICTORY,
+    T_INTEGRITY_DEFICIT,
+    T_AIR_DEFICIT,
+    T_CATASTROPHE,
+) = range(10)
+NUM_TERMS = 10
+R_INTEGRITY_GAIN = 2.0
+R_AIR_GAIN = 1.0
+R_DISTRICT = 5.0
+R_POWER_MILESTONE = 3.0
+R_RESEARCH = 4.0
+R_OPERATION = 0.5
+R_VICTORY = 40.0
+R_INTEGRITY_DEFICIT = -2.0
+R_AIR_DEFICIT = -1.0
+R_CATASTROPHE = -40.0
+
+# Outcome codes; 0 means the episode is still running.
+RUNNING, SUCCESS, TIMEOUT, COLLAPSE, SUFFOCATION = 0, 1, 2, 3, 4
+OUTCOMES = ("", "success", "timeout", "collapse", "suffocation")

@@ -1,0 +1,228 @@
+"""What a Megacity reset draws (the hidden geology) and the checks of a given scenario.
+
+The geology, in the order it is drawn from the sub-env's own stream:
+
+1. **Seams** (1 or 2): straight mineral veins across the whole grid, each a row or a column
+   (two seams never share a line). Each seam has a direction of sideways gravity along it:
+   a row seam pulls east or west, a column seam north or south. Where two seams cross, the cell
+   belongs to the first one.
+2. **Fault line**: 3 or 4 cells on a diagonal, wholly inside the grid; cells on a seam are
+   skipped, and at least 2 fault cells remain.
+3. **Stress**: an overburden gradient rising towards one heavy edge, plus load that accumulates
+   downstream along each seam, plus a concentration on the fault cells (hidden until a scan)
+   and a halo around them, plus a little noise. Structure, not noise.
+4. **Airflow**: one prevailing direction for the whole region, speed 2 in a draft channel (the
+   row or column along the prevailing direction through a drawn index), 1 elsewhere and 0 on
+   the fault cells (faults are sealed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from hiddengrid.core.rng import below
+from hiddengrid.envs.megacity.constants import (
+    CHANNEL_SPEED,
+    DIR_COL,
+    DIR_ROW,
+    EAST,
+    FAULT_HALO,
+    FAULT_LOAD,
+    FAULT_MAX_LEN,
+    FAULT_MIN_LEN,
+    GRID,
+    MAX_SEAMS,
+    MIN_SEAMS,
+    NORTH,
+    OVERBURDEN_STEP,
+    SEAM_LOAD_STEP,
+    SOUTH,
+    STRESS_BASE,
+    STRESS_MAX,
+    STRESS_NOISE,
+    WEST,
+)
+
+
+@njit(cache=True)
+def seam_position(seams: np.ndarray, i: int, r: int, c: int) -> int:
+    """How many seam cells lie upstream of (r, c) along its seam direction (0 at the source)."""
+    d = seams[i, r, c]
+    k = 0
+    rr = r - DIR_ROW[d]
+    cc = c - DIR_COL[d]
+    while 0 <= rr < GRID and 0 <= cc < GRID and seams[i, rr, cc] != 0:
+        k += 1
+        rr -= DIR_ROW[d]
+        cc -= DIR_COL[d]
+    return k
+
+
+@njit(cache=True)
+def draw_seams(rng: np.ndarray, i: int, seams: np.ndarray) -> None:
+    seams[i, :, :] = 0
+    count = MIN_SEAMS + below(rng, i, MAX_SEAMS - MIN_SEAMS + 1)
+    used_orient = -1
+    used_index = -1
+    drawn = 0
+    while drawn < count:
+        orient = below(rng, i, 2)  # 0: a row (pulls east/west), 1: a column (pulls north/south)
+        index = below(rng, i, GRID)
+        forward = below(rng, i, 2) == 0
+        if orient == used_orient and index == used_index:
+            continue
+        used_orient = orient
+        used_index = index
+        drawn += 1
+        for k in range(GRID):
+            if orient == 0:
+                r, c, d = index, k, EAST if forward else WEST
+            else:
+                r, c, d = k, index, SOUTH if forward else NORTH
+            if seams[i, r, c] == 0:
+                seams[i, r, c] = d
+
+
+@njit(cache=True)
+def draw_fault(rng: np.ndarray, i: int, seams: np.ndarray, faults: np.ndarray) -> None:
+    while True:
+        faults[i, :, :] = 0
+        r = below(rng, i, GRID)
+        c = below(rng, i, GRID)
+        diagonal = below(rng, i, 4)
+        dr = 1 if diagonal < 2 else -1
+        dc = 1 if diagonal % 2 == 0 else -1
+        length = FAULT_MIN_LEN + below(rng, i, FAULT_MAX_LEN - FAULT_MIN_LEN + 1)
+        end_r = r + dr * (length - 1)
+        end_c = c + dc * (length - 1)
+        if not (0 <= end_r < GRID and 0 <= end_c < GRID):
+            continue
+        cells = 0
+        for k in range(length):
+            if seams[i, r + dr * k, c + dc * k] == 0:
+                faults[i, r + dr * k, c + dc * k] = 1
+                cells += 1
+        if cells >= 2:
+            return
+
+
+@njit(cache=True)
+def draw_stress(rng: np.ndarray, i: int, seams, faults, stress0) -> None:
+    heavy = 1 + below(rng, i, 4)  # the heavy edge: stress rises towards it
+    for r in range(GRID):
+        for c in range(GRID):
+            if heavy == NORTH:
+                depth = GRID - 1 - r
+            elif heavy == SOUTH:
+                depth = r
+            elif heavy == EAST:
+                depth = c
+            else:
+                depth = GRID - 1 - c
+            s = STRESS_BASE + OVERBURDEN_STEP * depth + below(rng, i, STRESS_NOISE)
+            if seams[i, r, c] != 0:
+                s += SEAM_LOAD_STEP * seam_position(seams, i, r, c)
+            if faults[i, r, c] != 0:
+                s += FAULT_LOAD
+            else:
+                for d in range(1, 5):
+                    rr = r + DIR_ROW[d]
+                    cc = c + DIR_COL[d]
+                    if 0 <= rr < GRID and 0 <= cc < GRID and faults[i, rr, cc] != 0:
+                        s += FAULT_HALO
+                        break
+            stress0[i, r, c] = min(s, STRESS_MAX)
+
+
+@njit(cache=True)
+def draw_airflow(rng: np.ndarray, i: int, faults, airflow0) -> None:
+    prevailing = 1 + below(rng, i, 4)
+    channel = below(rng, i, GRID)
+    for r in range(GRID):
+        for c in range(GRID):
+            along_rows = prevailing == EAST or prevailing == WEST
+            in_channel = (r == channel) if along_rows else (c == channel)
+            speed = CHANNEL_SPEED if in_channel else 1
+            if faults[i, r, c] != 0:
+                speed = 0
+            airflow0[i, r, c, 0] = speed * DIR_ROW[prevailing]
+            airflow0[i, r, c, 1] = speed * DIR_COL[prevailing]
+
+
+@njit(cache=True)
+def draw_scenario(rng, i, seams, faults, stress0, airflow0) -> None:
+    """Seams, then the fault line, then the stress map, then the airflow field."""
+    draw_seams(rng, i, seams)
+    draw_fault(rng, i, seams, faults)
+    draw_stress(rng, i, seams, faults, stress0)
+    draw_airflow(rng, i, faults, airflow0)
+
+
+# --- scenarios as plain dicts -----------------------------------------------------------------
+
+SCENARIO_KEYS = ("seams", "faults", "stress", "airflow")
+
+
+def _int_array(value: Any, name: str, shape: tuple[int, ...], low: int, high: int) -> np.ndarray:
+    try:
+        arr = np.array(value)
+    except (ValueError, TypeError):
+        raise ValueError(f"scenario[{name!r}] must be a list of lists of shape {shape}") from None
+    if arr.shape != shape or arr.dtype.kind not in "iu":
+        raise ValueError(
+            f"scenario[{name!r}] must be integers of shape {shape}, got shape {arr.shape} "
+            f"of {arr.dtype}"
+        )
+    if arr.size and (arr.min() < low or arr.max() > high):
+        raise ValueError(f"scenario[{name!r}] values must lie in {low}..{high}")
+    return arr
+
+
+def validate_scenario(scenario: Mapping[str, Any], config: Mapping[str, Any]) -> dict:
+    """Checks a scenario dict and returns it as arrays for the batch.
+
+    Hard rules: ``seams`` 5x5 of 0 (none) or 1..4 (the direction of sideways gravity: north,
+    east, south, west); ``faults`` 5x5 of 0/1; no cell both on a seam and on a fault;
+    ``stress`` 5x5 of 0..100 (the true stress, fault concentrations included); ``airflow``
+    5x5x2 of -2..2 (``[row, col]`` components at step 0, row grows to the south). Anything else
+    (how many seams, their shape, the fault's shape) is a custom level and allowed.
+    """
+    if not isinstance(scenario, Mapping):
+        raise ValueError(f"a scenario must be a dict, got {type(scenario).__name__}")
+    keys = set(scenario)
+    if keys != set(SCENARIO_KEYS):
+        missing = sorted(set(SCENARIO_KEYS) - keys)
+        extra = sorted(str(k) for k in keys - set(SCENARIO_KEYS))
+        raise ValueError(
+            f"scenario keys must be {list(SCENARIO_KEYS)}: missing {missing}, unknown {extra}"
+        )
+    seams = _int_array(scenario["seams"], "seams", (GRID, GRID), 0, 4)
+    faults = _int_array(scenario["faults"], "faults", (GRID, GRID), 0, 1)
+    stress = _int_array(scenario["stress"], "stress", (GRID, GRID), 0, STRESS_MAX)
+    airflow = _int_array(scenario["airflow"], "airflow", (GRID, GRID, 2), -CHANNEL_SPEED,
+                         CHANNEL_SPEED)
+    both = np.argwhere((seams != 0) & (faults != 0))
+    if len(both):
+        raise ValueError(
+            f"scenario['faults'] cell {both[0].tolist()} lies on a seam; a cell is on a seam "
+            "or on a fault, not both"
+        )
+    return {
+        "seams": seams.astype(np.int8),
+        "faults": faults.astype(np.int8),
+        "stress0": stress.astype(np.int16),
+        "airflow0": airflow.astype(np.int8),
+    }
+
+
+def read_scenario(batch: Any, i: int) -> dict[str, Any]:
+    return {
+        "seams": batch["seams"][i].astype(int).tolist(),
+        "faults": batch["faults"][i].astype(int).tolist(),
+        "stress": batch["stress0"][i].astype(int).tolist(),
+        "airflow": batch["airflow0"][i].astype(int).tolist(),
+    }

@@ -1,0 +1,581 @@
+"""Megacity's rules (seed 004, SPEC section 6): every equation of the physics, in the order a
+step applies them. The docs page (README.md) writes the same equations out with examples.
+
+Plain scalar code over struct-of-arrays state, compiled by Numba; with NUMBA_DISABLE_JIT=1 it
+runs as ordinary Python. Sub-env ``i`` of every array belongs to one episode.
+"""
+
+import numpy as np
+from numba import njit
+
+from hiddengrid.core.definition import Field
+from hiddengrid.envs.megacity.constants import (
+    AIR_BASE_DEMAND,
+    AIR_OK,
+    AIR_PER_DISTRICT,
+    AIR_START,
+    AIRFLOW,
+    BUILD_BASE,
+    BUILD_COST,
+    CHAMBER,
+    COLLAPSE,
+    COMPONENT_OF_RULE,
+    CONDUIT_AMPLIFY,
+    CONDUIT_BASE,
+    CONDUIT_COST_PER_CELL,
+    CONDUIT_PATHS,
+    CONDUITS,
+    CORE,
+    DAMAGE_DIVISOR,
+    DECODED,
+    DIR_COL,
+    DIR_ROW,
+    DISTRICT,
+    DISTRICT_GOAL,
+    DISTRICT_UPKEEP,
+    EXCAVATE_BASE,
+    EXCAVATE_COST,
+    EXCAVATION_SPILL,
+    FAULT_LOAD,
+    FAULT_TAP,
+    GRAVITY,
+    GRID,
+    HOLD_OFF_SEAM,
+    HOLD_ON_SEAM,
+    INTEGRITY_OK,
+    INTEGRITY_START,
+    LOAD,
+    NUM_ACTIONS,
+    NUM_CELLS,
+    NUM_COMPONENTS,
+    NUM_CONDUIT_PATHS,
+    NUM_MATERIALS,
+    NUM_RULES,
+    NUM_TERMS,
+    POWER_INCOME,
+    POWER_MAX,
+    POWER_MILESTONE,
+    POWER_MIN,
+    POWER_START,
+    R_AIR_DEFICIT,
+    R_AIR_GAIN,
+    R_CATASTROPHE,
+    R_DISTRICT,
+    R_INTEGRITY_DEFICIT,
+    R_INTEGRITY_GAIN,
+    R_OPERATION,
+    R_POWER_MILESTONE,
+    R_RESEARCH,
+    R_VICTORY,
+    RESEARCH_BASE,
+    RESEARCH_COST,
+    REVERSAL_PERIOD,
+    ROCK,
+    ROCK_SPAN,
+    RUNNING,
+    SCAN,
+    SCAN_COST,
+    SEAM_RELIEF,
+    SEAM_SHEAR,
+    SEAM_UNKNOWN_DIRECTION,
+    SETTLING,
+    SHAFT_DRAFT,
+    STEEL,
+    STEP_BUDGET,
+    STRESS_MAX,
+    SUCCESS,
+    SUFFOCATION,
+    SUPPORT_BASE,
+    SUPPORT_COST,
+    T_AIR_DEFICIT,
+    T_AIR_GAIN,
+    T_CATASTROPHE,
+    T_DISTRICT,
+    T_INTEGRITY_DEFICIT,
+    T_INTEGRITY_GAIN,
+    T_OPERATION,
+    T_POWER_MILESTONE,
+    T_RESEARCH,
+    T_VICTORY,
+    TIMBER,
+    TIMEOUT,
+    VENT_BASE,
+    VENT_COST,
+    VENT_REACH,
+    WAIT,
+)
+from hiddengrid.envs.megacity.generator import draw_scenario
+
+# The state of one sub-env; the kernels take these arrays in this order after the common ones.
+FIELDS = (
+    # scenario: the hidden geology
+    Field("seams", np.int8, (GRID, GRID)),  # 0 none, 1..4 direction of sideways gravity
+    Field("faults", np.int8, (GRID, GRID)),  # 1 on the fault line
+    Field("stress0", np.int16, (GRID, GRID)),  # true stress at reset
+    Field("airflow0", np.int8, (GRID, GRID, 2)),  # [row, col] airflow at step 0
+    # per cell (also observations: cells, supports, vents, conduits)
+    Field("cells", np.int8, (GRID, GRID)),  # 0 rock, 1 chamber, 2 core, 3 district
+    Field("supports", np.int8, (GRID, GRID)),  # 0 none, 1 timber, 2 steel, 3 anchor
+    Field("vents", np.int8, (GRID, GRID)),  # 0 none, 1..4 shaft direction
+    Field("conduits", np.int8, (GRID, GRID)),  # 1 conduit
+    Field("stress", np.int16, (GRID, GRID)),  # true stress now
+    Field("damped", np.int8, (GRID, GRID)),  # 1: a conduit cancels the seam's shear here
+    # global (also observations)
+    Field("step", np.int64),
+    Field("integrity", np.int64),
+    Field("air", np.int64),
+    Field("power", np.int64),
+    Field("districts", np.int64),  # active districts
+    Field("research", np.int64, (NUM_RULES,)),  # stage 0..3 per rule
+    Field("components", np.int8, (NUM_COMPONENTS,)),  # 1 available
+    # global bookkeeping
+    Field("scanned", np.int64),  # 1 after the first diagnostic scan
+    Field("power_paid", np.int64),  # 1 once the power milestone bonus was given
+    # observations derived from the state
+    Field("view_stress", np.int8, (GRID, GRID)),  # stress as seen (fault load hidden until scan)
+    Field("airflow", np.int8, (GRID, GRID, 2)),  # the current airflow vectors
+    Field("view_seams", np.int8, (GRID, GRID)),  # -1 unknown, 0 none, 5 seam, 1..4 direction
+    Field("view_faults", np.int8, (GRID, GRID)),  # -1 unknown, 0/1 after a scan
+    # info
+    Field("terms", np.float64, (NUM_TERMS,)),  # the last step's reward terms
+    Field("mask", np.bool_, (NUM_ACTIONS,)),  # legal actions now
+)
+
+
+# --- the equations -----------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def phase(step: int) -> int:
+    """+1 for steps 0-7, 16-23, 32-39; -1 for steps 8-15, 24-31: the airflow reversal."""
+    return 1 if (step // REVERSAL_PERIOD) % 2 == 0 else -1
+
+
+@njit(cache=True)
+def inside(r: int, c: int) -> bool:
+    return 0 <= r < GRID and 0 <= c < GRID
+
+
+@njit(cache=True)
+def shear(i: int, r: int, c: int, seams: np.ndarray, damped: np.ndarray) -> int:
+    """Sideways gravity: an open seam cell carries SEAM_SHEAR more, unless a conduit damps it."""
+    if seams[i, r, c] != 0 and damped[i, r, c] == 0:
+        return SEAM_SHEAR
+    return 0
+
+
+@njit(cache=True)
+def hold(i: int, r: int, c: int, seams: np.ndarray, supports: np.ndarray) -> int:
+    """What an open cell carries: the rock span plus its support (rigid steel fails on seams)."""
+    m = supports[i, r, c]
+    if seams[i, r, c] != 0:
+        return ROCK_SPAN + HOLD_ON_SEAM[m]
+    return ROCK_SPAN + HOLD_OFF_SEAM[m]
+
+
+@njit(cache=True)
+def overload(i, r, c, cells, supports, stress, seams, damped) -> int:
+    """max(0, stress + shear - hold) for an open cell; rock never overloads."""
+    if cells[i, r, c] == ROCK:
+        return 0
+    return max(0, stress[i, r, c] + shear(i, r, c, seams, damped) - hold(i, r, c, seams, supports))
+
+
+@njit(cache=True)
+def integrity_change(total_overload: int) -> int:
+    """-ceil(total / DAMAGE_DIVISOR); with no overload the rock settles: +SETTLING."""
+    if total_overload == 0:
+        return SETTLING
+    return -((total_overload + DAMAGE_DIVISOR - 1) // DAMAGE_DIVISOR)
+
+
+@njit(cache=True)
+def flow(i, r, c, k, step, airflow0, vents) -> int:
+    """Component k (0 row, 1 col) of the airflow now: phase * base + the shaft's own draft."""
+    v = phase(step) * airflow0[i, r, c, k]
+    d = vents[i, r, c]
+    if d != 0:
+        v += SHAFT_DRAFT * (DIR_ROW[d] if k == 0 else DIR_COL[d])
+    return v
+
+
+@njit(cache=True)
+def shaft_supply(i, r, c, step, airflow0, vents, baffled) -> int:
+    """Air a shaft draws: the current along its direction, max(0, .); baffled: |.|."""
+    d = vents[i, r, c]
+    if d == 0:
+        return 0
+    along = flow(i, r, c, 0, step, airflow0, vents) * DIR_ROW[d]
+    along += flow(i, r, c, 1, step, airflow0, vents) * DIR_COL[d]
+    if baffled:
+        return abs(along)
+    return max(0, along)
+
+
+@njit(cache=True)
+def air_change(i, step, airflow0, vents, research, districts) -> int:
+    """Supply of every shaft minus AIR_BASE_DEMAND minus AIR_PER_DISTRICT per district."""
+    baffled = research[i, AIRFLOW] >= DECODED
+    supply = 0
+    for r in range(GRID):
+        for c in range(GRID):
+            supply += shaft_supply(i, r, c, step, airflow0, vents, baffled)
+    return supply - AIR_BASE_DEMAND - AIR_PER_DISTRICT * districts[i]
+
+
+@njit(cache=True)
+def power_change(i, faults, conduits, districts) -> int:
+    """POWER_INCOME + FAULT_TAP per conduit cell on a fault - DISTRICT_UPKEEP per district."""
+    taps = 0
+    for r in range(GRID):
+        for c in range(GRID):
+            if conduits[i, r, c] != 0 and faults[i, r, c] != 0:
+                taps += 1
+    return POWER_INCOME + FAULT_TAP * taps - DISTRICT_UPKEEP * districts[i]
+
+
+@njit(cache=True)
+def ventilated(i: int, r: int, c: int, vents: np.ndarray) -> bool:
+    """A shaft within Manhattan distance VENT_REACH of the cell."""
+    for rr in range(max(0, r - VENT_REACH), min(GRID, r + VENT_REACH + 1)):
+        for cc in range(max(0, c - VENT_REACH), min(GRID, c + VENT_REACH + 1)):
+            if abs(rr - r) + abs(cc - c) <= VENT_REACH and vents[i, rr, cc] != 0:
+                return True
+    return False
+
+
+@njit(cache=True)
+def add_stress(i: int, r: int, c: int, delta: int, stress: np.ndarray) -> None:
+    stress[i, r, c] = min(STRESS_MAX, max(0, stress[i, r, c] + delta))
+
+
+@njit(cache=True)
+def excavate(i, r, c, cells, stress, seams, research) -> None:
+    """Open the cell. Its load spills onto its 4 neighbours (+EXCAVATION_SPILL each, none with
+    relief blasting); on a seam, every seam cell downstream is unloaded by SEAM_RELIEF."""
+    cells[i, r, c] = CHAMBER
+    if research[i, LOAD] < DECODED:
+        for d in range(1, 5):
+            if inside(r + DIR_ROW[d], c + DIR_COL[d]):
+                add_stress(i, r + DIR_ROW[d], c + DIR_COL[d], EXCAVATION_SPILL, stress)
+    d = seams[i, r, c]
+    if d != 0:
+        rr = r + DIR_ROW[d]
+        cc = c + DIR_COL[d]
+        while inside(rr, cc) and seams[i, rr, cc] != 0:
+            add_stress(i, rr, cc, -SEAM_RELIEF, stress)
+            rr += DIR_ROW[d]
+            cc += DIR_COL[d]
+
+
+@njit(cache=True)
+def lay_conduit_cell(i, r, c, conduits, stress, seams, faults, damped, research) -> None:
+    """A conduit cell on a fault loads its cell and 4 neighbours by CONDUIT_AMPLIFY (not when
+    shielded); on a seam it damps the sideways gravity of its cell and every cell downstream."""
+    conduits[i, r, c] = 1
+    if faults[i, r, c] != 0 and research[i, CONDUITS] < DECODED:
+        add_stress(i, r, c, CONDUIT_AMPLIFY, stress)
+        for d in range(1, 5):
+            if inside(r + DIR_ROW[d], c + DIR_COL[d]):
+                add_stress(i, r + DIR_ROW[d], c + DIR_COL[d], CONDUIT_AMPLIFY, stress)
+    d = seams[i, r, c]
+    if d != 0:
+        rr = r
+        cc = c
+        while inside(rr, cc) and seams[i, rr, cc] != 0:
+            damped[i, rr, cc] = 1
+            rr += DIR_ROW[d]
+            cc += DIR_COL[d]
+
+
+@njit(cache=True)
+def action_cost(action: int) -> int:
+    """Power an action costs."""
+    if action < SUPPORT_BASE:
+        return EXCAVATE_COST
+    if action < VENT_BASE:
+        return SUPPORT_COST[1 + (action - SUPPORT_BASE) // NUM_CELLS]
+    if action < CONDUIT_BASE:
+        return VENT_COST
+    if action < BUILD_BASE:
+        p = action - CONDUIT_BASE
+        n = 1 + (CONDUIT_PATHS[p, 1] >= 0) + (CONDUIT_PATHS[p, 2] >= 0)
+        return CONDUIT_COST_PER_CELL * n
+    if action < RESEARCH_BASE:
+        return BUILD_COST
+    if action < WAIT:
+        return RESEARCH_COST
+    if action == SCAN:
+        return SCAN_COST
+    return 0
+
+
+# --- observation and mask ----------------------------------------------------------------------
+
+
+@njit(cache=True)
+def write_observation(
+    i, seams, faults, airflow0, vents, stress, step, research, scanned,
+    view_stress, airflow, view_seams, view_faults,
+) -> None:  # fmt: skip
+    for r in range(GRID):
+        for c in range(GRID):
+            s = stress[i, r, c]
+            if faults[i, r, c] != 0 and scanned[i] == 0:
+                s = max(0, s - FAULT_LOAD)  # the concentration a scan reveals
+            view_stress[i, r, c] = s
+            airflow[i, r, c, 0] = flow(i, r, c, 0, step[i], airflow0, vents)
+            airflow[i, r, c, 1] = flow(i, r, c, 1, step[i], airflow0, vents)
+            stage = research[i, GRAVITY]
+            if stage == 0:
+                view_seams[i, r, c] = -1
+            elif seams[i, r, c] == 0:
+                view_seams[i, r, c] = 0
+            elif stage == 1:
+                view_seams[i, r, c] = SEAM_UNKNOWN_DIRECTION
+            else:
+                view_seams[i, r, c] = seams[i, r, c]
+            view_faults[i, r, c] = faults[i, r, c] if scanned[i] != 0 else -1
+
+
+@njit(cache=True)
+def write_mask(i, cells, supports, vents, conduits, power, research, components, mask) -> None:
+    p = power[i]
+    for k in range(NUM_CELLS):
+        r = k // GRID
+        c = k % GRID
+        is_rock = cells[i, r, c] == ROCK
+        mask[i, EXCAVATE_BASE + k] = is_rock and p >= EXCAVATE_COST
+        for m in range(1, NUM_MATERIALS + 1):
+            mask[i, SUPPORT_BASE + (m - 1) * NUM_CELLS + k] = (
+                not is_rock
+                and supports[i, r, c] == 0
+                and components[i, m - 1] != 0
+                and p >= SUPPORT_COST[m]
+            )
+        can_vent = not is_rock and vents[i, r, c] == 0 and p >= VENT_COST
+        for d in range(4):
+            mask[i, VENT_BASE + 4 * k + d] = can_vent
+        mask[i, BUILD_BASE + k] = cells[i, r, c] == CHAMBER and p >= BUILD_COST
+    for q in range(NUM_CONDUIT_PATHS):
+        ok = True
+        n = 0
+        for j in range(3):
+            cell = CONDUIT_PATHS[q, j]
+            if cell >= 0:
+                n += 1
+                if conduits[i, cell // GRID, cell % GRID] != 0:
+                    ok = False
+        mask[i, CONDUIT_BASE + q] = ok and p >= CONDUIT_COST_PER_CELL * n
+    for k in range(NUM_RULES):
+        mask[i, RESEARCH_BASE + k] = research[i, k] < DECODED and p >= RESEARCH_COST
+    mask[i, WAIT] = True
+    mask[i, SCAN] = p >= SCAN_COST
+
+
+# --- episode start and one step ----------------------------------------------------------------
+
+
+@njit(cache=True)
+def start_episode(
+    i, seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
+    step, integrity, air, power, districts, research, components, scanned, power_paid,
+    view_stress, airflow, view_seams, view_faults, terms, mask,
+) -> None:  # fmt: skip
+    cells[i] = ROCK
+    supports[i] = 0
+    vents[i] = 0
+    conduits[i] = 0
+    damped[i] = 0
+    stress[i] = stress0[i]
+    step[i] = 0
+    integrity[i] = INTEGRITY_START
+    air[i] = AIR_START
+    power[i] = POWER_START
+    districts[i] = 0
+    research[i] = 0
+    components[i] = 0
+    components[i, TIMBER - 1] = 1
+    components[i, STEEL - 1] = 1
+    scanned[i] = 0
+    power_paid[i] = 0
+    terms[i] = 0.0
+    write_observation(
+        i, seams, faults, airflow0, vents, stress, step, research, scanned,
+        view_stress, airflow, view_seams, view_faults,
+    )  # fmt: skip
+    write_mask(i, cells, supports, vents, conduits, power, research, components, mask)
+
+
+@njit(cache=True)
+def apply_action(
+    i, action, seams, faults, cells, supports, vents, conduits, stress, damped,
+    power, research, components, scanned,
+) -> int:  # fmt: skip
+    """Pays for and applies one (legal) action; returns how many rules it decoded (0 or 1)."""
+    power[i] -= action_cost(action)
+    if action < SUPPORT_BASE:
+        k = action - EXCAVATE_BASE
+        excavate(i, k // GRID, k % GRID, cells, stress, seams, research)
+    elif action < VENT_BASE:
+        k = (action - SUPPORT_BASE) % NUM_CELLS
+        supports[i, k // GRID, k % GRID] = 1 + (action - SUPPORT_BASE) // NUM_CELLS
+    elif action < CONDUIT_BASE:
+        k = (action - VENT_BASE) // 4
+        vents[i, k // GRID, k % GRID] = 1 + (action - VENT_BASE) % 4
+    elif action < BUILD_BASE:
+        q = action - CONDUIT_BASE
+        for j in range(3):
+            cell = CONDUIT_PATHS[q, j]
+            if cell >= 0:
+                lay_conduit_cell(
+                    i, cell // GRID, cell % GRID, conduits, stress, seams, faults, damped,
+                    research,
+                )  # fmt: skip
+    elif action < RESEARCH_BASE:
+        k = action - BUILD_BASE
+        cells[i, k // GRID, k % GRID] = CORE
+    elif action < WAIT:
+        rule = action - RESEARCH_BASE
+        research[i, rule] += 1
+        if research[i, rule] == DECODED:
+            components[i, COMPONENT_OF_RULE[rule]] = 1
+            return 1
+    elif action == SCAN:
+        scanned[i] = 1
+    return 0
+
+
+@njit(cache=True)
+def step_one(
+    i, action, outcome, reward, terminated,
+    seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
+    step, integrity, air, power, districts, research, components, scanned, power_paid,
+    view_stress, airflow, view_seams, view_faults, terms, mask,
+) -> None:  # fmt: skip
+    """One action of sub-env ``i``, then the physics; sets reward, terms, terminated, outcome."""
+    for k in range(NUM_TERMS):
+        terms[i, k] = 0.0
+    before_integrity = integrity[i]
+    before_air = air[i]
+    # 1. the action
+    decoded = apply_action(
+        i, action, seams, faults, cells, supports, vents, conduits, stress, damped,
+        power, research, components, scanned,
+    )  # fmt: skip
+    # 2. structure
+    total = 0
+    for r in range(GRID):
+        for c in range(GRID):
+            total += overload(i, r, c, cells, supports, stress, seams, damped)
+    integrity[i] = min(INTEGRITY_START, max(0, integrity[i] + integrity_change(total)))
+    # 3. air (the airflow the agent saw before acting), 4. power
+    air[i] = min(100, max(0, air[i] + air_change(i, step[i], airflow0, vents, research,
+                                                districts)))
+    power[i] = min(POWER_MAX, max(POWER_MIN, power[i] + power_change(i, faults, conduits,
+                                                                     districts)))
+    # 5. cores activate when they carry their load and have a shaft within reach
+    activated = 0
+    for r in range(GRID):
+        for c in range(GRID):
+            if (
+                cells[i, r, c] == CORE
+                and overload(i, r, c, cells, supports, stress, seams, damped) == 0
+                and ventilated(i, r, c, vents)
+            ):
+                cells[i, r, c] = DISTRICT
+                activated += 1
+    districts[i] += activated
+    step[i] += 1
+    # 6. rewards (SPEC section 6)
+    terms[i, T_INTEGRITY_GAIN] = R_INTEGRITY_GAIN * max(0, integrity[i] - before_integrity)
+    terms[i, T_AIR_GAIN] = R_AIR_GAIN * max(0, air[i] - before_air)
+    terms[i, T_DISTRICT] = R_DISTRICT * activated
+    if power[i] > POWER_MILESTONE and power_paid[i] == 0:
+        power_paid[i] = 1
+        terms[i, T_POWER_MILESTONE] = R_POWER_MILESTONE
+    terms[i, T_RESEARCH] = R_RESEARCH * decoded
+    if integrity[i] > INTEGRITY_OK and air[i] > AIR_OK:
+        terms[i, T_OPERATION] = R_OPERATION
+    terms[i, T_INTEGRITY_DEFICIT] = R_INTEGRITY_DEFICIT * max(0, INTEGRITY_OK - integrity[i])
+    terms[i, T_AIR_DEFICIT] = R_AIR_DEFICIT * max(0, AIR_OK - air[i])
+    # 7. the end
+    terminated[i] = False
+    if integrity[i] == 0:
+        terms[i, T_CATASTROPHE] = R_CATASTROPHE
+        terminated[i] = True
+        outcome[i] = COLLAPSE
+    elif air[i] == 0:
+        terms[i, T_CATASTROPHE] = R_CATASTROPHE
+        terminated[i] = True
+        outcome[i] = SUFFOCATION
+    elif step[i] == STEP_BUDGET:
+        terminated[i] = True
+        if is_victory(districts[i], integrity[i], air[i], power[i]):
+            terms[i, T_VICTORY] = R_VICTORY
+            outcome[i] = SUCCESS
+        else:
+            outcome[i] = TIMEOUT
+    total_reward = 0.0
+    for k in range(NUM_TERMS):
+        total_reward += terms[i, k]
+    reward[i] = total_reward
+    write_observation(
+        i, seams, faults, airflow0, vents, stress, step, research, scanned,
+        view_stress, airflow, view_seams, view_faults,
+    )  # fmt: skip
+    write_mask(i, cells, supports, vents, conduits, power, research, components, mask)
+
+
+@njit(cache=True)
+def is_victory(districts: int, integrity: int, air: int, power: int) -> bool:
+    return (
+        districts >= DISTRICT_GOAL and integrity > INTEGRITY_OK and air > AIR_OK and power >= 0
+    )
+
+
+@njit(cache=True)
+def reset_all(
+    rng, done, outcome,
+    seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
+    step, integrity, air, power, districts, research, components, scanned, power_paid,
+    view_stress, airflow, view_seams, view_faults, terms, mask,
+) -> None:  # fmt: skip
+    for i in range(rng.shape[0]):
+        draw_scenario(rng, i, seams, faults, stress0, airflow0)
+        start_episode(
+            i, seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress,
+            damped, step, integrity, air, power, districts, research, components, scanned,
+            power_paid, view_stress, airflow, view_seams, view_faults, terms, mask,
+        )  # fmt: skip
+        done[i] = False
+        outcome[i] = RUNNING
+
+
+@njit(cache=True)
+def step_all(
+    actions, rng, done, outcome, reward, terminated,
+    seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
+    step, integrity, air, power, districts, research, components, scanned, power_paid,
+    view_stress, airflow, view_seams, view_faults, terms, mask,
+) -> None:  # fmt: skip
+    for i in range(actions.shape[0]):
+        if done[i]:  # next-step autoreset: the action is ignored
+            draw_scenario(rng, i, seams, faults, stress0, airflow0)
+            start_episode(
+                i, seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress,
+                damped, step, integrity, air, power, districts, research, components, scanned,
+                power_paid, view_stress, airflow, view_seams, view_faults, terms, mask,
+            )  # fmt: skip
+            done[i] = False
+            outcome[i] = RUNNING
+            reward[i] = 0.0
+            terminated[i] = False
+            continue
+        step_one(
+            i, actions[i], outcome, reward, terminated,
+            seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
+            step, integrity, air, power, districts, research, components, scanned, power_paid,
+            view_stress, airflow, view_seams, view_faults, terms, mask,
+        )  # fmt: skip
+        done[i] = terminated[i]

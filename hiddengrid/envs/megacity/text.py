@@ -1,0 +1,1 @@
+"""Megacity as text (placeholder)."""
