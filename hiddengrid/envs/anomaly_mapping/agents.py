@@ -22,6 +22,7 @@ from hiddengrid.envs.anomaly_mapping.constants import (
     SOUTH,
     WEST,
 )
+from hiddengrid.envs.anomaly_mapping.rules import is_wall
 
 ACTION_OF_DIRECTION = np.array([MOVE_NORTH, MOVE_EAST, MOVE_SOUTH, MOVE_WEST], dtype=np.int64)
 NO_MOVE = -1
@@ -77,14 +78,15 @@ def heuristic_act(view, facing, starts, vertical, horizontal, phase, last_move, 
             horizontal[i] = EAST if facing[i] < 2 else WEST
             phase[i] = 0
             last_move[i] = NO_MOVE
-        elif last_move[i] != NO_MOVE and last_facing[i] != last_move[i]:
-            if facing[i] != last_move[i]:  # the move was blocked: bounce on that axis
-                if last_move[i] == vertical[i]:
-                    vertical[i] = (vertical[i] + 2) % 4
-                    phase[i] = 0
-                elif last_move[i] == horizontal[i]:
-                    horizontal[i] = (horizontal[i] + 2) % 4
-                    phase[i] = 1
+        elif last_move[i] != NO_MOVE and last_facing[i] != last_move[i] != facing[i]:
+            # The move should have turned us to face its way and did not: it was blocked.
+            # Bounce on that axis and retry it at once, while the facing still tells.
+            if last_move[i] == vertical[i]:
+                vertical[i] = (vertical[i] + 2) % 4
+                phase[i] = 0
+            elif last_move[i] == horizontal[i]:
+                horizontal[i] = (horizontal[i] + 2) % 4
+                phase[i] = 1
         if view[i, 1, 1] >= 2:
             out[i] = MARK
             last_move[i] = NO_MOVE
@@ -148,7 +150,7 @@ def oracle_act(walls, node, agent, out):
         for d in range(5):
             r = node[i, 0] + (0 if d == 4 else DIR_ROW[d])
             c = node[i, 1] + (0 if d == 4 else DIR_COL[d])
-            if 0 <= r < GRID_SIZE and 0 <= c < GRID_SIZE and walls[i, r + 1, c + 1] == 0:
+            if 0 <= r < GRID_SIZE and 0 <= c < GRID_SIZE and not is_wall(walls, i, r, c):
                 dist[r, c] = 0
                 queue[tail] = r * GRID_SIZE + c
                 tail += 1
@@ -160,7 +162,7 @@ def oracle_act(walls, node, agent, out):
             for d in range(4):
                 nr = r + DIR_ROW[d]
                 nc = c + DIR_COL[d]
-                if walls[i, nr + 1, nc + 1] == 0 and dist[nr, nc] < 0:
+                if not is_wall(walls, i, nr, nc) and dist[nr, nc] < 0:
                     dist[nr, nc] = dist[r, c] + 1
                     queue[tail] = nr * GRID_SIZE + nc
                     tail += 1
@@ -168,10 +170,10 @@ def oracle_act(walls, node, agent, out):
         for d in range(4):
             nr = ar + DIR_ROW[d]
             nc = ac + DIR_COL[d]
-            if walls[i, nr + 1, nc + 1] == 0:
-                if dist[nr, nc] >= 0 and dist[nr, nc] == dist[ar, ac] - 1:
-                    out[i] = ACTION_OF_DIRECTION[d]
-                    break
+            step_down = dist[nr, nc] >= 0 and dist[nr, nc] == dist[ar, ac] - 1
+            if not is_wall(walls, i, nr, nc) and step_down:
+                out[i] = ACTION_OF_DIRECTION[d]
+                break
 
 
 class OracleAgent(BatchAgent):

@@ -5,9 +5,12 @@ import numpy as np
 GRID_SIZE = 15
 NUM_WALLS = 45  # exactly 20 % of 225 tiles
 NUM_FREE = GRID_SIZE * GRID_SIZE - NUM_WALLS
-# The wall map is stored with a one-tile border of wall around the grid, so every neighbour
-# lookup is in bounds and off-grid tiles read as walls (level 0) without a bounds check.
+# The wall map is stored as one bit mask per row (bit c+1 of row r+1 is tile (r, c)) with a
+# one-tile border of wall around the grid, so every neighbour lookup is in bounds, off-grid
+# tiles read as walls (level 0), and the generator tests a 3x3 block with three loads.
 PADDED = GRID_SIZE + 2
+FULL_ROW = (1 << PADDED) - 1  # a border row: all wall
+EDGE_ROW = 1 | (1 << (PADDED - 1))  # an empty row between the west and east border
 STEP_BUDGET = 30
 MAX_LEVEL = 3  # level(t) = max(0, 3 - d(t))
 SENSOR_RADIUS = 1  # the 3x3 field window

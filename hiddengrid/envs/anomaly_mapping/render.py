@@ -8,7 +8,7 @@ import numpy as np
 from hiddengrid.core import draw
 from hiddengrid.core.batch import Batch
 from hiddengrid.envs.anomaly_mapping.constants import DIR_COL, DIR_ROW, DIRECTION_NAMES, GRID_SIZE
-from hiddengrid.envs.anomaly_mapping.generator import unpadded
+from hiddengrid.envs.anomaly_mapping.generator import wall_grid
 from hiddengrid.envs.anomaly_mapping.rules import field_level
 
 FACING_GLYPH = "^>v<"
@@ -49,7 +49,7 @@ def _status(batch: Batch, i: int) -> str:
 
 
 def render_ansi(batch: Batch, i: int) -> str:
-    walls = unpadded(batch["walls"][i])
+    walls = wall_grid(batch["walls"][i])
     node_r, node_c = batch["node"][i]
     ar, ac = batch["agent"][i]
     lv = levels(batch, i)
@@ -79,7 +79,7 @@ def render_ansi(batch: Batch, i: int) -> str:
 def render_rgb(batch: Batch, i: int) -> np.ndarray:
     size = GRID_SIZE * TILE
     img = draw.canvas(size + BAR, size, (250, 250, 250))
-    walls = unpadded(batch["walls"][i])
+    walls = wall_grid(batch["walls"][i])
     lv = levels(batch, i)
     for r in range(GRID_SIZE):
         for c in range(GRID_SIZE):

@@ -30,7 +30,7 @@ from hiddengrid.envs.anomaly_mapping.generator import draw_scenario
 
 # The state of one sub-env; the kernels take these arrays in this order after the common ones.
 FIELDS = (
-    Field("walls", np.int8, (PADDED, PADDED)),  # scenario: 1 = wall; tile (r, c) is [r+1, c+1]
+    Field("walls", np.int64, (PADDED,)),  # scenario: row bit masks, tile (r, c) = bit c+1 of r+1
     Field("node", np.int64, (2,)),  # scenario: [row, col] of the Vulnerability Node
     Field("start", np.int64, (2,)),  # scenario: the agent's start tile
     Field("start_facing", np.int64),  # scenario
@@ -42,6 +42,12 @@ FIELDS = (
 
 
 @njit(cache=True, inline="always")
+def is_wall(walls: np.ndarray, i: int, r: int, c: int) -> bool:
+    """Tile (r, c), or the border when it is one step off the grid."""
+    return (walls[i, r + 1] >> (c + 1)) & 1 == 1
+
+
+@njit(cache=True, inline="always")
 def field_level(walls: np.ndarray, i: int, node: np.ndarray, r: int, c: int) -> int:
     """``max(0, 3 - d)`` with ``d`` the shortest 4-connected free path from the node to (r, c).
 
@@ -50,7 +56,7 @@ def field_level(walls: np.ndarray, i: int, node: np.ndarray, r: int, c: int) -> 
     the way forces a detour of at least 4, which is the Faraday shadow.
     """
     # Callers ask about tiles at most one step off the grid: those are the wall border, level 0.
-    if walls[i, r + 1, c + 1] != 0:
+    if is_wall(walls, i, r, c):
         return 0
     nr = node[i, 0]
     nc = node[i, 1]
@@ -62,11 +68,11 @@ def field_level(walls: np.ndarray, i: int, node: np.ndarray, r: int, c: int) -> 
     if d > 2:
         return 0
     if dr == 2:
-        between_free = walls[i, (r + nr) // 2 + 1, c + 1] == 0
+        between_free = not is_wall(walls, i, (r + nr) // 2, c)
     elif dc == 2:
-        between_free = walls[i, r + 1, (c + nc) // 2 + 1] == 0
+        between_free = not is_wall(walls, i, r, (c + nc) // 2)
     else:  # diagonal: either corner tile will do
-        between_free = walls[i, nr + 1, c + 1] == 0 or walls[i, r + 1, nc + 1] == 0
+        between_free = not is_wall(walls, i, nr, c) or not is_wall(walls, i, r, nc)
     return MAX_LEVEL - 2 if between_free else 0
 
 
@@ -101,7 +107,7 @@ def move(i: int, direction: int, walls: np.ndarray, agent: np.ndarray, facing: n
     """A legal move moves and faces its direction; into a wall or off the grid, nothing."""
     r = agent[i, 0] + DIR_ROW[direction]
     c = agent[i, 1] + DIR_COL[direction]
-    if walls[i, r + 1, c + 1] == 0:  # the border makes off-grid a wall
+    if not is_wall(walls, i, r, c):  # the border makes off-grid a wall
         agent[i, 0] = r
         agent[i, 1] = c
         facing[i] = direction

@@ -7,7 +7,7 @@ from helpers import make_vec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hiddengrid.envs.anomaly_mapping.generator import free_region_count, unpadded
+from hiddengrid.envs.anomaly_mapping.generator import free_region_count, wall_grid
 
 ID = "hiddengrid/AnomalyMapping-v0"
 
@@ -18,9 +18,10 @@ def test_layouts_keep_the_contract(seed):
     venv = make_vec(ID, 500)
     venv.reset(seed=seed)
     batch = venv.unwrapped.batch
-    padded = batch["walls"]
-    assert (padded[:, 0, :] == 1).all() and (padded[:, :, -1] == 1).all()  # the border
-    walls = unpadded(padded)
+    rows = batch["walls"]
+    assert (rows[:, 0] == 2**17 - 1).all() and (rows[:, -1] == 2**17 - 1).all()  # the border
+    assert ((rows & 1) == 1).all() and ((rows >> 16) & 1 == 1).all()
+    walls = np.array([wall_grid(r) for r in rows])
     assert (walls.reshape(500, -1).sum(axis=1) == 45).all()
     for i in range(500):
         assert free_region_count(walls[i]) == 1
