@@ -29,26 +29,21 @@ START_INDEX = START_ROW * GRID_SIZE + START_COL  # the start tile in row-major o
 
 
 @njit(cache=True)
-def place_icon(rng: np.ndarray, i: int, icons: np.ndarray, icon: int) -> None:
-    """Puts ``icon`` on a uniform Empty tile other than the start tile."""
-    while True:
+def draw_scenario(rng: np.ndarray, i: int, icons: np.ndarray) -> None:
+    """1 Bomb, then 10 Flowers, uniform over the 63 tiles that are not the start (SPEC 4)."""
+    for r in range(GRID_SIZE):
+        for c in range(GRID_SIZE):
+            icons[i, r, c] = EMPTY
+    placed = 0
+    while placed < 1 + NUM_FLOWERS:
         t = below(rng, i, NUM_TILES - 1)
         if t >= START_INDEX:  # skip the start tile
             t += 1
         r = t // GRID_SIZE
         c = t % GRID_SIZE
-        if icons[i, r, c] == EMPTY:
-            icons[i, r, c] = icon
-            return
-
-
-@njit(cache=True)
-def draw_scenario(rng: np.ndarray, i: int, icons: np.ndarray) -> None:
-    """1 Bomb, then 10 Flowers, uniform over the 63 tiles that are not the start (SPEC 4)."""
-    icons[i, :, :] = EMPTY
-    place_icon(rng, i, icons, BOMB)
-    for _ in range(NUM_FLOWERS):
-        place_icon(rng, i, icons, FLOWER)
+        if icons[i, r, c] == EMPTY:  # else the tile is taken: draw again
+            icons[i, r, c] = BOMB if placed == 0 else FLOWER
+            placed += 1
 
 
 # --- scenarios as plain dicts -----------------------------------------------------------------
