@@ -88,6 +88,8 @@ LINE = (110, 210, 255)
 CROSSING = (255, 200, 80)
 INK = (30, 30, 30)
 CURSOR = (30, 110, 220)
+EMPTY_DOT = (70, 84, 128)
+BLOCK_LABEL = (120, 134, 180)
 HINT_TILE = 16
 
 
@@ -107,9 +109,10 @@ def _draw_cells(img, cells, top, left, tile, line_width) -> None:
     for r in range(rows):
         for c in range(cols):
             v = int(cells[r, c])
-            if v == 0:
-                continue
             cy, cx = top + r * tile + half, left + c * tile + half
+            if v == 0:
+                draw.fill_disc(img, cy, cx, max(tile * 0.05, 1.0), EMPTY_DOT)
+                continue
             linked = False
             for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
                 nr, nc = r + dr, c + dc
@@ -138,6 +141,12 @@ def render_rgb(batch: Batch, i: int) -> np.ndarray:
         draw.fill_rect(img, MARGIN + r0 * TILE, MARGIN + c0 * TILE, h, w, _block_tint(k))
         draw.outline_rect(img, MARGIN + r0 * TILE, MARGIN + c0 * TILE, h, w, BLOCK_EDGE, 1)
     _draw_cells(img, batch["grid"][i], MARGIN, MARGIN, TILE, 4)
+    for k in range(25):
+        top, left = (
+            MARGIN + 2 * (k // BLOCKS_PER_ROW) * TILE,
+            MARGIN + 2 * (k % BLOCKS_PER_ROW) * TILE,
+        )
+        draw.text(img, str(k), top + 3, left + 3, BLOCK_LABEL, scale=1)
 
     y = MARGIN + field + 12
     draw.text(img, "HINTS", y, MARGIN, INK, scale=2)

@@ -51,36 +51,13 @@ def start_episode(i, level, grid, message, hints, step, cursor, slots, correct):
 
 
 @njit(cache=True)
-def count_correct(i: int, message: np.ndarray, slots: np.ndarray) -> int:
-    """Slots holding the message's character at that position; an empty slot never counts."""
-    n = 0
-    for j in range(NUM_SLOTS):
-        if slots[i, j] == message[i, j]:
-            n += 1
-    return n
-
-
-@njit(cache=True)
-def step_one(i, action, outcome, reward, terminated, message, step, cursor, slots, correct):
-    """One action of sub-env ``i``: sets its reward, terminated flag and outcome."""
-    step[i] += 1
-    reward[i] = 0.0
-    terminated[i] = False
-    if action < EMPTY_SLOT:  # write a hex digit under the cursor; the cursor stays
-        slots[i, cursor[i]] = action
-    elif action == CURSOR_RIGHT:
-        cursor[i] = (cursor[i] + 1) % NUM_SLOTS
-    elif action == CURSOR_LEFT:
-        cursor[i] = (cursor[i] + NUM_SLOTS - 1) % NUM_SLOTS
-    if action == FINALIZE:
-        outcome[i] = SUBMITTED  # also when it is the 40th action
-    elif step[i] >= STEP_BUDGET:
-        outcome[i] = TIMEOUT
-    else:
-        return
-    terminated[i] = True
-    correct[i] = count_correct(i, message, slots)
-    reward[i] = SLOT_CREDIT * correct[i]
+def moved_cursor(cursor: int, action: int) -> int:
+    """Cursor right / left, wrapping round the 4 slots; other actions leave it."""
+    if action == CURSOR_RIGHT:
+        return (cursor + 1) % NUM_SLOTS
+    if action == CURSOR_LEFT:
+        return (cursor + NUM_SLOTS - 1) % NUM_SLOTS
+    return cursor
 
 
 @njit(cache=True)
@@ -109,6 +86,8 @@ def step_all(
     slots,
     correct,
 ):
+    """One action of every sub-env. The step is written out here rather than in a helper that
+    takes the arrays: such a call costs several times the step itself."""
     for i in range(actions.shape[0]):
         if done[i]:  # next-step autoreset: the action is ignored
             draw_scenario(rng, i, level, grid, message, hints)
@@ -118,5 +97,26 @@ def step_all(
             reward[i] = 0.0
             terminated[i] = False
             continue
-        step_one(i, actions[i], outcome, reward, terminated, message, step, cursor, slots, correct)
-        done[i] = terminated[i]
+        action = actions[i]
+        step[i] += 1
+        reward[i] = 0.0
+        terminated[i] = False
+        if action < EMPTY_SLOT:  # write a hex digit under the cursor; the cursor stays
+            slots[i, cursor[i]] = action
+        else:
+            cursor[i] = moved_cursor(cursor[i], action)
+        if action == FINALIZE:
+            outcome[i] = SUBMITTED  # also when it is the 40th action
+        elif step[i] >= STEP_BUDGET:
+            outcome[i] = TIMEOUT
+        else:
+            continue
+        # The end: 0.25 per slot holding the message's character there; empty slots never do.
+        right = 0
+        for j in range(NUM_SLOTS):
+            if slots[i, j] == message[i, j]:
+                right += 1
+        correct[i] = right
+        reward[i] = SLOT_CREDIT * right
+        terminated[i] = True
+        done[i] = True
