@@ -6,10 +6,15 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from hiddengrid.registry import ENV_IDS, definition_of
 
+if TYPE_CHECKING:
+    from hiddengrid.core.llm import LLMAgent
+
 DEFAULT_EPISODES = 2000
+DEFAULT_LLM_EPISODES = 20
 
 
 def _check_env_ids(ids: Sequence[str] | None) -> list[str]:
@@ -31,32 +36,72 @@ def cmd_eval(args: argparse.Namespace) -> int:
         agents = definition_of(env_id).agents
         names = args.agent or list(agents)
         for name in names:
-            if name not in agents:
-                raise SystemExit(f"{env_id} has no agent {name!r}; it has {', '.join(agents)}")
+            if name not in agents and name != "llm":
+                raise SystemExit(
+                    f"{env_id} has no agent {name!r}; it has {', '.join(agents)} and llm"
+                )
             jobs.append((env_id, name))
+    llm_agent = _llm_agent(args) if any(name == "llm" for _, name in jobs) else None
+
+    def episodes_of(name: str) -> int:
+        if args.episodes is not None:
+            return args.episodes
+        return DEFAULT_LLM_EPISODES if name == "llm" else DEFAULT_EPISODES
+
     results = []
-    with tqdm(total=len(jobs) * args.episodes, unit="ep", file=sys.stderr) as bar:
+    total = sum(episodes_of(name) for _, name in jobs)
+    with tqdm(total=total, unit="ep", file=sys.stderr) as bar:
         for env_id, name in jobs:
             bar.set_description(f"{env_id.split('/')[-1]} {name}")
-            results.append(
-                run_episodes(env_id, name, args.episodes, seed=args.seed, progress=bar.update)
-            )
+            if name == "llm":
+                from hiddengrid.core.llm import run_llm_episodes
+
+                result = run_llm_episodes(
+                    env_id,
+                    llm_agent,
+                    episodes_of(name),
+                    seed=args.seed,
+                    log_path=args.log,
+                    progress=bar.update,
+                )
+            else:
+                result = run_episodes(
+                    env_id, name, episodes_of(name), seed=args.seed, progress=bar.update
+                )
+            results.append(result)
     head = (
         f"{'env':<36} {'agent':<10} {'episodes':>8} {'success':>8} {'95% CI':>15} "
-        f"{'return':>8} {'length':>7}"
+        f"{'return':>8} {'length':>7} {'invalid':>8}"
     )
     print(head)
     print("-" * len(head))
     for r in results:
         low, high = r.interval
+        invalid = getattr(r, "invalid_rate", None)
         print(
             f"{r.env_id:<36} {r.agent:<10} {r.episodes:>8} {r.success_rate:>8.1%} "
-            f"{f'[{low:.1%}, {high:.1%}]':>15} {r.mean_return:>8.3f} {r.mean_length:>7.2f}"
+            f"{f'[{low:.1%}, {high:.1%}]':>15} {r.mean_return:>8.3f} {r.mean_length:>7.2f} "
+            f"{'' if invalid is None else f'{invalid:.1%}':>8}"
         )
     if args.json:
         with open(args.json, "w") as fh:
             json.dump([r.as_dict() for r in results], fh, indent=2)
     return 0
+
+
+def _llm_agent(args: argparse.Namespace) -> LLMAgent:
+    from hiddengrid.core.llm import ChatClient, LLMAgent
+
+    if not args.base_url or not args.model:
+        raise SystemExit("--agent llm needs --base-url and --model")
+    client = ChatClient(
+        base_url=args.base_url,
+        model=args.model,
+        api_key_env=args.api_key_env,
+        retries=args.retries,
+        timeout=args.timeout,
+    )
+    return LLMAgent(client, history_turns=args.history)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -99,9 +144,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("eval", help="success rate of every agent on every env (the main job)")
     p.add_argument("--env", action="append", metavar="ID", help="env id (repeatable)")
     p.add_argument("--agent", action="append", metavar="NAME", help="agent name (repeatable)")
-    p.add_argument("--episodes", type=int, default=DEFAULT_EPISODES)
+    p.add_argument(
+        "--episodes",
+        type=int,
+        default=None,
+        help=f"per env and agent (default {DEFAULT_EPISODES}; {DEFAULT_LLM_EPISODES} for llm)",
+    )
     p.add_argument("--seed", type=int, default=0, help="episode k plays seed+k")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    llm = p.add_argument_group("llm agent (--agent llm)")
+    llm.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
+    llm.add_argument("--model", help="model name to request")
+    llm.add_argument("--api-key-env", default="OPENAI_API_KEY", help="env var with the API key")
+    llm.add_argument("--history", type=int, default=6, help="past turns kept in the prompt")
+    llm.add_argument("--retries", type=int, default=5, help="retries on network errors")
+    llm.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
+    llm.add_argument("--log", metavar="FILE.jsonl", help="append one JSON line per episode")
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("bench", help="steps per second, with ratios to SyncVectorEnv")
@@ -129,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if getattr(args, "episodes", 1) < 1:
+    if (getattr(args, "episodes", None) or 1) < 1:
         raise SystemExit("--episodes must be at least 1")
     return int(args.func(args))
 

@@ -61,7 +61,7 @@ def check_single_action(space: spaces.Space, action: object) -> np.ndarray:
 
 
 def check_batch_actions(space: spaces.Space, actions: object, n: int) -> np.ndarray:
-    """Returns a batch of ``n`` actions as ``int64``, or raises ``ValueError`` naming the bad one."""
+    """A batch of ``n`` actions as ``int64``, or ``ValueError`` naming the bad one."""
     shape = (n, *space.shape)
     arr = _int_array(actions)
     if arr is None or arr.shape != shape:

@@ -1,4 +1,4 @@
-"""One episode of an agent as an animated GIF (needs Pillow: ``pip install "hiddengrid[render]"``)."""
+"""One episode of an agent as an animated GIF (needs Pillow: ``hiddengrid[render]``)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,151 @@
+"""The text layer (SPEC section 1, text interface): text env, parser fairness, oracle parity."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from helpers import make
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import hiddengrid
+from hiddengrid import ENV_IDS, definition_of
+from hiddengrid.core.evaluate import run_episodes
+
+IDS = list(ENV_IDS)
+
+
+def _same_state(a: dict, b: dict) -> bool:
+    return all(np.array_equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_reset_gives_rules_and_first_observation(env_id: str) -> None:
+    tenv = hiddengrid.make_text(env_id)
+    text, info = tenv.reset(seed=0)
+    assert text.startswith(tenv.rules)
+    assert tenv.observation_text() in text and tenv.legal_actions_text() in text
+    assert "numeric_observation" in info
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_rules_text_does_not_depend_on_the_episode(env_id: str) -> None:
+    texts = set()
+    for seed in range(5):
+        tenv = hiddengrid.make_text(env_id)
+        tenv.reset(seed=seed)
+        texts.add(tenv.rules)
+    assert len(texts) == 1  # so it can hold nothing an episode hides
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_invalid_answers_cost_nothing_and_three_end_the_episode(env_id: str) -> None:
+    tenv = hiddengrid.make_text(env_id)
+    tenv.reset(seed=1)
+    before = tenv.base.batch.snapshot()
+    for k in range(2):
+        text, reward, terminated, truncated, info = tenv.step("dance wildly")
+        assert reward == 0.0 and not terminated and not truncated
+        assert "invalid" in text.lower() and info["invalid_action"]
+        assert tenv.steps == 0 and tenv.invalid_in_a_row == k + 1
+        assert _same_state(before, tenv.base.batch.snapshot())
+    text, reward, terminated, truncated, info = tenv.step("still not an action")
+    assert truncated and not terminated and info["outcome"] == "invalid_actions"
+    with pytest.raises(RuntimeError):
+        tenv.step("0")
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_a_valid_answer_resets_the_invalid_count(env_id: str) -> None:
+    tenv = hiddengrid.make_text(env_id)
+    tenv.reset(seed=2)
+    legal = _first_legal_text(tenv)
+    tenv.step("nonsense")
+    tenv.step("nonsense")
+    _, _, terminated, truncated, info = tenv.step(legal)
+    assert "invalid_action" not in info and tenv.invalid_in_a_row == 0 and tenv.steps == 1
+    if not (terminated or truncated):
+        _, _, _, truncated, _ = tenv.step("nonsense")
+        assert not truncated
+
+
+def _first_legal_text(tenv: hiddengrid.TextEnv) -> str:
+    base = tenv.base
+    if hasattr(base, "action_masks"):
+        return tenv.format_action(int(np.flatnonzero(base.action_masks())[0]))
+    space = base.action_space
+    action = 0 if space.shape == () else np.zeros(space.shape, dtype=np.int64)
+    return tenv.format_action(action)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+@settings(max_examples=60, deadline=None)
+@given(junk=st.text(max_size=40))
+def test_random_junk_never_raises_and_never_changes_state(env_id: str, junk: str) -> None:
+    tenv = hiddengrid.make_text(env_id)
+    tenv.reset(seed=3)
+    before = tenv.base.batch.snapshot()
+    try:
+        tenv.parse(junk)
+    except hiddengrid.core.text.TextActionError:
+        _, _, _, _, info = tenv.step(junk)
+        assert "invalid_action" in info
+        assert _same_state(before, tenv.base.batch.snapshot())
+
+
+def _text_oracle_returns(env_id: str, episodes: int) -> list[float]:
+    definition = definition_of(env_id)
+    returns = []
+    for k in range(episodes):
+        tenv = hiddengrid.make_text(env_id)
+        _, info = tenv.reset(seed=k)
+        base = tenv.base
+        shim = SimpleNamespace(
+            num_envs=1,
+            batch=base.batch,
+            single_action_space=base.action_space,
+            config=base.config,
+            unwrapped=base,
+        )
+        agent = definition.agents["oracle"](shim, seed=k)
+        obs = info["numeric_observation"]
+        starts = np.ones(1, dtype=bool)
+        total = 0.0
+        while True:
+            batched = {key: np.asarray(v)[None] for key, v in obs.items()}
+            action = agent.act(batched, starts)[0]
+            starts = np.zeros(1, dtype=bool)
+            _, reward, terminated, truncated, info = tenv.step(tenv.format_action(action))
+            assert "invalid_action" not in info, info.get("invalid_action")
+            total += reward
+            obs = info["numeric_observation"]
+            if terminated or truncated:
+                break
+        returns.append(total)
+    return returns
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_oracle_through_text_matches_numeric_env(env_id: str) -> None:
+    episodes = 12
+    numeric = run_episodes(env_id, "oracle", episodes, seed=0, batch_size=episodes).returns
+    assert _text_oracle_returns(env_id, episodes) == pytest.approx(numeric, abs=0)
+
+
+def test_play_runs_on_scripted_input() -> None:
+    from hiddengrid.core.play import play
+
+    answers = iter(["rules", "move north", "bogus", "reveal", "6", "quit"])
+    lines: list[str] = []
+    play("hiddengrid/AnomalyMapping-v0", seed=0, read=lambda _: next(answers), write=lines.append)
+    out = "\n".join(lines)
+    assert "Field levels around you" in out and "invalid" in out and "Final score" in out
+    assert "legend" in out  # the reveal command draws the hidden state
+
+
+def test_make_text_passes_kwargs_and_rejects_unknown() -> None:
+    with pytest.raises((TypeError, ValueError)):
+        hiddengrid.make_text("hiddengrid/AnomalyMapping-v0", nonsense=1)
+    assert make("hiddengrid/AnomalyMapping-v0") is not None
