@@ -25,7 +25,7 @@ class ScriptedServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802  (http.server's name)
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append(
                     {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}

@@ -100,10 +100,30 @@ class MaskedRandomAgent(BatchAgent):
 # --- the fair heuristic: research, scan, then build --------------------------------------------
 
 
+AIR_WATCH = 75  # the heuristic digs an extra shaft when air falls below this
+POWER_WATCH = 25  # ... and taps one more fault cell when power falls below this
+
+
+@njit(cache=True)
+def _along_current(airflow: np.ndarray, i: int, r: int, c: int) -> int:
+    """The direction (1..4) of the airflow seen in the cell now (north when still)."""
+    fr = airflow[i, r, c, 0]
+    fc = airflow[i, r, c, 1]
+    if fr < 0:
+        return 1
+    if fc > 0:
+        return 2
+    if fr > 0:
+        return 3
+    if fc < 0:
+        return 4
+    return 1
+
+
 @njit(cache=True)
 def _heuristic_one(
-    i, stress, airflow, cells, supports, vents, conduits, seams, faults, research, power, step,
-    targets, mask,
+    i, stress, airflow, cells, supports, vents, conduits, seams, faults, research, power, air,
+    step, targets, mask,
 ) -> int:  # fmt: skip
     # 1. learn: two gravity research steps (seams and their pull), then one scan.
     if research[i, GRAVITY] < 2:
@@ -129,12 +149,13 @@ def _heuristic_one(
                     best = k
             taken[best] = True
             targets[i, q] = best
-    # 3. one geothermal tap: a conduit on the fault cell with the fewest open neighbours.
+    # 3. a geothermal tap (one, more when power runs low): a conduit on the fault cell with the
+    #    fewest target neighbours.
     taps = 0
     for r in range(GRID):
         for c in range(GRID):
             taps += conduits[i, r, c] * (faults[i, r, c] == 1)
-    if taps == 0:
+    if taps == 0 or (power[i] < POWER_WATCH and step[i] < STEP_BUDGET - 8):
         best = -1
         best_n = 99
         for k in range(NUM_CELLS):
@@ -154,7 +175,24 @@ def _heuristic_one(
                 best = k
         if best >= 0 and mask[i, CONDUIT_BASE + best]:
             return CONDUIT_BASE + best  # the single-cell paths come first, by cell index
-    # 4. build each target: excavate, support if it looks loaded, vent with the current, build.
+    # 4. air running low: one more shaft along the current, where the current is strongest.
+    if air[i] < AIR_WATCH:
+        best = -1
+        best_f = -1
+        for k in range(NUM_CELLS):
+            r = k // GRID
+            c = k % GRID
+            if cells[i, r, c] == ROCK or vents[i, r, c] != 0:
+                continue
+            f = abs(airflow[i, r, c, 0]) + abs(airflow[i, r, c, 1])
+            if f > best_f:
+                best_f = f
+                best = k
+        if best >= 0:
+            a = VENT_BASE + 4 * best + _along_current(airflow, i, best // GRID, best % GRID) - 1
+            if mask[i, a]:
+                return a
+    # 5. build each target: excavate, support if it looks loaded, vent with the current, build.
     for q in range(DISTRICT_GOAL):
         k = targets[i, q]
         r = k // GRID
@@ -170,18 +208,7 @@ def _heuristic_one(
             if mask[i, a]:
                 return a
         if not ventilated(i, r, c, vents) and vents[i, r, c] == 0:
-            d = 1
-            fr = airflow[i, r, c, 0]
-            fc = airflow[i, r, c, 1]
-            if fr < 0:
-                d = 1
-            elif fc > 0:
-                d = 2
-            elif fr > 0:
-                d = 3
-            elif fc < 0:
-                d = 4
-            a = VENT_BASE + 4 * k + d - 1
+            a = VENT_BASE + 4 * k + _along_current(airflow, i, r, c) - 1
             if mask[i, a]:
                 return a
         if cells[i, r, c] == CHAMBER:
@@ -194,14 +221,14 @@ def _heuristic_one(
 @njit(cache=True)
 def heuristic_act(
     starts, stress, airflow, cells, supports, vents, conduits, seams, faults, research, power,
-    step, targets, mask, out,
+    air, step, targets, mask, out,
 ) -> None:  # fmt: skip
     for i in range(out.shape[0]):
         if starts[i]:
             targets[i, :] = -1
         out[i] = _heuristic_one(
             i, stress, airflow, cells, supports, vents, conduits, seams, faults, research,
-            power, step, targets, mask,
+            power, air, step, targets, mask,
         )  # fmt: skip
 
 
@@ -224,7 +251,7 @@ class ObserveThenBuildAgent(BatchAgent):
         heuristic_act(
             starts, obs["stress"], obs["airflow"], obs["cells"], obs["supports"], obs["vents"],
             obs["conduits"], obs["seams"], obs["faults"], obs["research"], obs["power"],
-            obs["step"], self.targets, self.env.batch["mask"], self.actions,
+            obs["air"], obs["step"], self.targets, self.env.batch["mask"], self.actions,
         )  # fmt: skip
         return self.actions.copy()
 

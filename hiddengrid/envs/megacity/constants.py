@@ -41,7 +41,7 @@ HOLD_OFF_SEAM = np.array([0, 20, 40, 40], dtype=np.int64)  # extra load a suppor
 HOLD_ON_SEAM = np.array([0, 20, 5, 40], dtype=np.int64)  # under sideways gravity
 
 # --- structure ---------------------------------------------------------------------------------
-ROCK_SPAN = 40  # load an open cell carries with no support
+ROCK_SPAN = 34  # load an open cell carries with no support
 SEAM_SHEAR = 15  # sideways gravity adds this load to an open seam cell (unless damped)
 EXCAVATION_SPILL = 6  # excavating loads each orthogonal neighbour by this much
 SEAM_RELIEF = 15  # excavating a seam cell unloads every seam cell downstream by this much

@@ -26,6 +26,8 @@ from hiddengrid.envs.squad_recon.constants import (
     ORDER_ROW,
     ROW,
     RUNNING,
+    SENSOR_RADIUS,
+    SENSOR_WIDTH,
     STEP_BUDGET,
     STRENGTH,
     SUCCESS,
@@ -35,7 +37,7 @@ from hiddengrid.envs.squad_recon.constants import (
     WIPED_OUT,
 )
 from hiddengrid.envs.squad_recon.generator import draw_scenario
-from hiddengrid.envs.squad_recon.sight import NUM_OFFSETS, OFFSET_COL, OFFSET_ROW, line_is_clear
+from hiddengrid.envs.squad_recon.sight import window_in_sight
 
 # The state of one sub-env; the kernels take these arrays in this order after the common ones.
 FIELDS = (
@@ -138,22 +140,29 @@ def attack_enemy_camps(i, actions, camps, camp_status, squads, reward) -> None:
 @njit(cache=True)
 def sensor_sweep(i, terrain, camps, camp_status, squads, explored, visible) -> None:
     """Every live squad sees each cell of its 7x7 window (``sensor_radius`` 3) whose Bresenham
-    line from the squad has no wall or forest strictly between (see ``sight.py``). Seen cells
-    stay explored; a camp whose cell is seen is detected for good."""
+    line from the squad has no wall or forest strictly between (``window_in_sight`` in
+    ``sight.py``, from lines computed once). Seen cells stay explored; a camp whose cell is seen
+    is detected for good."""
     visible[i, :, :] = 0
     for k in range(NUM_SQUADS):
         if squads[i, k, ALIVE] == 0:
             continue
         r0 = np.int64(squads[i, k, ROW])
         c0 = np.int64(squads[i, k, COL])
-        for o in range(NUM_OFFSETS):
-            r = r0 + OFFSET_ROW[o]
-            c = c0 + OFFSET_COL[o]
-            if r < 0 or r >= GRID_SIZE or c < 0 or c >= GRID_SIZE or visible[i, r, c] != 0:
-                continue
-            if line_is_clear(terrain, i, r0, c0, o):
-                visible[i, r, c] = 1
-                explored[i, r, c] = terrain[i, r, c]
+        shared = False  # squads on one cell see the same: look once
+        for m in range(k):
+            if squads[i, m, ALIVE] != 0 and squads[i, m, ROW] == r0 and squads[i, m, COL] == c0:
+                shared = True
+        if shared:
+            continue
+        seen = window_in_sight(terrain, i, r0, c0)  # bit o: offset o of the 7x7 window
+        for r in range(max(r0 - SENSOR_RADIUS, 0), min(r0 + SENSOR_RADIUS, GRID_SIZE - 1) + 1):
+            first_bit = (r - r0 + SENSOR_RADIUS) * SENSOR_WIDTH - c0 + SENSOR_RADIUS
+            for c in range(max(c0 - SENSOR_RADIUS, 0), min(c0 + SENSOR_RADIUS, GRID_SIZE - 1) + 1):
+                bit = np.int8((seen >> (first_bit + c)) & 1)
+                visible[i, r, c] |= bit
+                keep = ~(-bit)  # branch-free: explored = terrain where seen, else unchanged
+                explored[i, r, c] = (terrain[i, r, c] & -bit) | (explored[i, r, c] & keep)
     for j in range(NUM_CAMPS):
         if camp_status[i, j] == UNDETECTED and visible[i, camps[i, j, 0], camps[i, j, 1]] != 0:
             camp_status[i, j] = DETECTED

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from hiddengrid.envs.squad_recon.constants import OPEN, SENSOR_RADIUS, SENSOR_WIDTH
+from hiddengrid.envs.squad_recon.constants import GRID_SIZE, OPEN, SENSOR_RADIUS, SENSOR_WIDTH
 
 
 def bresenham_line(r0: int, c0: int, r1: int, c1: int) -> list[tuple[int, int]]:
@@ -66,6 +66,48 @@ def _sight_tables() -> tuple[np.ndarray, ...]:
 # (49,), (49,), (49,), (49, 2), (49, 2): constant arrays, frozen into the compiled kernels.
 OFFSET_ROW, OFFSET_COL, BETWEEN_LEN, BETWEEN_ROW, BETWEEN_COL = _sight_tables()
 NUM_OFFSETS = OFFSET_ROW.shape[0]
+
+
+def _shadow_tables() -> tuple[np.ndarray, np.ndarray]:
+    """The same lines as bit masks over the 49 offsets (bit ``o`` = offset ``o``).
+
+    Only cells within Chebyshev distance ``SENSOR_RADIUS - 1`` can lie strictly between a
+    squad and a cell of its window: ``SHADOW[dr + 2, dc + 2]`` holds the offsets whose line
+    passes through the inner cell ``(dr, dc)``, so a blocking inner cell hides exactly those.
+    ``IN_GRID[r, c]`` holds the offsets that are on the grid for a squad on ``(r, c)``.
+    """
+    inner = SENSOR_RADIUS - 1
+    shadow = np.zeros((2 * inner + 1, 2 * inner + 1), dtype=np.int64)
+    for o in range(NUM_OFFSETS):
+        for m in range(BETWEEN_LEN[o]):
+            shadow[BETWEEN_ROW[o, m] + inner, BETWEEN_COL[o, m] + inner] |= 1 << o
+    in_grid = np.zeros((GRID_SIZE, GRID_SIZE), dtype=np.int64)
+    for r in range(GRID_SIZE):
+        for c in range(GRID_SIZE):
+            for o in range(NUM_OFFSETS):
+                if 0 <= r + OFFSET_ROW[o] < GRID_SIZE and 0 <= c + OFFSET_COL[o] < GRID_SIZE:
+                    in_grid[r, c] |= 1 << o
+    return shadow, in_grid
+
+
+# (5, 5) and (15, 15): int64 bit masks over the 49 offsets.
+SHADOW, IN_GRID = _shadow_tables()
+INNER = SENSOR_RADIUS - 1
+
+
+@njit(cache=True)
+def window_in_sight(terrain: np.ndarray, i: int, r0: int, c0: int) -> int:
+    """Bit mask of the window offsets a squad on ``(r0, c0)`` sees (bit ``o`` = offset ``o``).
+
+    Start from the offsets on the grid and remove the shadow of every blocking inner cell.
+    Written without data-dependent branches: that is what makes sight cheap.
+    """
+    seen = IN_GRID[r0, c0]
+    for r in range(max(r0 - INNER, 0), min(r0 + INNER, GRID_SIZE - 1) + 1):
+        for c in range(max(c0 - INNER, 0), min(c0 + INNER, GRID_SIZE - 1) + 1):
+            blocking = np.int64(terrain[i, r, c] != OPEN)  # 0 or 1
+            seen &= ~(SHADOW[r - r0 + INNER, c - c0 + INNER] & -blocking)
+    return seen
 
 
 @njit(cache=True)
