@@ -60,7 +60,8 @@ def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tup
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # At p = 0 or 1 the bound is exactly p; rounding must not leave p outside its interval.
+    return (max(0.0, min(centre - half, p)), min(1.0, max(centre + half, p)))
 
 
 def run_episodes(

@@ -1,0 +1,121 @@
+"""The ``hiddengrid`` command line: eval, bench, record, play, and the human window."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import gymnasium as gym
+import pytest
+from gymnasium.error import DependencyNotInstalled
+
+import hiddengrid  # noqa: F401
+from hiddengrid.cli import main
+
+ID = "hiddengrid/AnomalyMapping-v0"
+
+
+def test_eval_prints_a_table_and_writes_json(tmp_path, capsys):
+    out = tmp_path / "eval.json"
+    assert main(["eval", "--env", ID, "--episodes", "300", "--seed", "5", "--json", str(out)]) == 0
+    table = capsys.readouterr().out
+    for agent in ("random", "heuristic", "oracle"):
+        assert agent in table
+    rows = json.loads(out.read_text())
+    assert {r["agent"] for r in rows} == {"random", "heuristic", "oracle"}
+    for r in rows:
+        low, high = r["ci95"]
+        assert r["episodes"] == 300 and low <= r["success_rate"] <= high
+    oracle = next(r for r in rows if r["agent"] == "oracle")
+    assert oracle["success_rate"] > 0.95
+
+
+def test_eval_is_reproducible_and_batch_independent():
+    from hiddengrid.core.evaluate import run_episodes
+
+    a = run_episodes(ID, "heuristic", 500, seed=11, batch_size=500)
+    b = run_episodes(ID, "heuristic", 500, seed=11, batch_size=64)
+    assert a.returns == b.returns and a.outcomes == b.outcomes
+
+
+def test_eval_rejects_unknown_names():
+    with pytest.raises(SystemExit):
+        main(["eval", "--env", "hiddengrid/Nope-v0"])
+    with pytest.raises(SystemExit):
+        main(["eval", "--env", ID, "--agent", "nobody"])
+    with pytest.raises(SystemExit):
+        main(["eval", "--env", ID, "--agent", "llm"])  # no --base-url / --model
+
+
+def test_bench_reports_every_configuration(capsys, tmp_path):
+    out = tmp_path / "bench.json"
+    main(["bench", "--env", ID, "--seconds", "0.05", "--sizes", "1", "16", "--json", str(out)])
+    text = capsys.readouterr().out
+    assert "SyncVectorEnv" in text and "native vector N=16" in text
+    rows = json.loads(out.read_text())
+    assert len(rows) == 4 and all(r["steps_per_second"] > 0 for r in rows)
+    assert next(r for r in rows if "Sync" in r["config"])["ratio_to_sync"] == 1.0
+    assert rows[0]["reset_us"] > 0
+
+
+def test_record_writes_an_animated_gif(tmp_path, capsys):
+    from PIL import Image
+
+    out = tmp_path / "ep.gif"
+    main(["record", ID, "--agent", "oracle", "--out", str(out), "--seed", "3"])
+    assert "outcome success" in capsys.readouterr().out
+    with Image.open(out) as gif:
+        assert gif.n_frames >= 2
+
+
+def test_play_in_a_terminal_quits_cleanly():
+    script = "move north\nnonsense\nquit\n"
+    proc = subprocess.run(
+        [sys.executable, "-m", "hiddengrid.cli", "play", ID, "--seed", "1"],
+        input=script,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Field levels around you" in proc.stdout and "Final score" in proc.stdout
+
+
+def test_play_survives_end_of_input():
+    proc = subprocess.run(
+        [sys.executable, "-m", "hiddengrid.cli", "play", ID],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0 and "Final score" in proc.stdout
+
+
+def test_human_mode_without_pygame_says_how_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pygame", None)  # makes `import pygame` fail
+    with pytest.raises(DependencyNotInstalled, match=r"hiddengrid\[human\]"):
+        gym.make(ID, render_mode="human")
+
+
+def test_human_mode_opens_a_window_when_pygame_is_there(monkeypatch):
+    pytest.importorskip("pygame")
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    env = gym.make(ID, render_mode="human")
+    env.reset(seed=0)
+    env.step(0)
+    assert env.unwrapped._window is not None
+    env.close()
+    assert env.unwrapped._window is None
+    assert os.environ["SDL_VIDEODRIVER"] == "dummy"
+
+
+@pytest.mark.parametrize(("k", "n"), [(0, 10), (10, 10), (1, 3), (500, 1000), (0, 1), (1, 1)])
+def test_wilson_interval_contains_the_rate(k, n):
+    from hiddengrid.core.evaluate import wilson_interval
+
+    low, high = wilson_interval(k, n)
+    assert 0.0 <= low <= k / n <= high <= 1.0
+    assert high - low < 1.0
