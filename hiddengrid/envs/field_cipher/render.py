@@ -69,7 +69,7 @@ def render_ansi(batch: Batch, i: int) -> str:
         f"[{_slot_char(int(v))}]" if j == cursor else f" {_slot_char(int(v))} "
         for j, v in enumerate(batch["slots"][i])
     )
-    lines.append(f"slots {slots}   cursor on slot {cursor}")
+    lines.append(f"slots {slots}   cursor {cursor} (slots 0..3)")
     lines.append(_status(batch, i))
     lines.append(LEGEND)
     return "\n".join(lines)

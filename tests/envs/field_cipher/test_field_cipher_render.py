@@ -17,7 +17,7 @@ def test_ansi_shows_field_hints_slots_cursor_and_legend():
     env.step(16)
     out = env.render()
     assert "legend" in out and "segment" in out and "intersection" in out
-    assert "hints" in out and "slots" in out and "cursor on slot 1" in out
+    assert "hints" in out and "slots" in out and "cursor 1 (slots 0..3)" in out
     assert " 3 [_]" in out
     assert "3F0A" in out
     row8 = next(line for line in out.splitlines() if line.startswith(" 8 "))
