@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
 from helpers import make
@@ -11,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hiddengrid
-from hiddengrid import ENV_IDS, definition_of
+from hiddengrid import ENV_IDS
 from hiddengrid.core.evaluate import run_episodes
+from hiddengrid.core.transcript import TextPlayer, transcript
 
 IDS = list(ENV_IDS)
 
@@ -96,31 +95,17 @@ def test_random_junk_never_raises_and_never_changes_state(env_id: str, junk: str
 
 
 def _text_oracle_returns(env_id: str, episodes: int) -> list[float]:
-    definition = definition_of(env_id)
     returns = []
     for k in range(episodes):
         tenv = hiddengrid.make_text(env_id)
         _, info = tenv.reset(seed=k)
-        base = tenv.base
-        shim = SimpleNamespace(
-            num_envs=1,
-            batch=base.batch,
-            single_action_space=base.action_space,
-            config=base.config,
-            unwrapped=base,
-        )
-        agent = definition.agents["oracle"](shim, seed=k)
-        obs = info["numeric_observation"]
-        starts = np.ones(1, dtype=bool)
+        player = TextPlayer(tenv, "oracle", seed=k)
         total = 0.0
         while True:
-            batched = {key: np.asarray(v)[None] for key, v in obs.items()}
-            action = agent.act(batched, starts)[0]
-            starts = np.zeros(1, dtype=bool)
-            _, reward, terminated, truncated, info = tenv.step(tenv.format_action(action))
+            answer = player.answer(info["numeric_observation"])
+            _, reward, terminated, truncated, info = tenv.step(answer)
             assert "invalid_action" not in info, info.get("invalid_action")
             total += reward
-            obs = info["numeric_observation"]
             if terminated or truncated:
                 break
         returns.append(total)
@@ -149,3 +134,9 @@ def test_make_text_passes_kwargs_and_rejects_unknown() -> None:
     with pytest.raises((TypeError, ValueError)):
         hiddengrid.make_text("hiddengrid/AnomalyMapping-v0", nonsense=1)
     assert make("hiddengrid/AnomalyMapping-v0") is not None
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_transcript_shows_a_whole_episode(env_id: str) -> None:
+    md = transcript(env_id, seed=0)
+    assert md.count("**Answer:**") >= 2 and "Outcome:" in md and "invalid" in md
