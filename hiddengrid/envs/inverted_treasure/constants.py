@@ -10,6 +10,8 @@ NUM_EMPTY = NUM_TILES - NUM_BOMBS - NUM_FLOWERS  # 53
 STEP_BUDGET = 30
 WINDOW_RADIUS = 2  # the 5x5 window
 WINDOW_SIZE = 2 * WINDOW_RADIUS + 1
+PAD = WINDOW_RADIUS  # rings of outside cells around the revealed board (see rules.py)
+BOARD_SIZE = GRID_SIZE + 2 * PAD
 
 # The start tile is the seed's (x, y) = (0, 0), the south-west corner: array [7 - y, x].
 START_X, START_Y = 0, 0

@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from numba import njit
 
-from hiddengrid.core.rng import below
+from hiddengrid.core.kernel import inline
+from hiddengrid.core.rng import below_from
 from hiddengrid.envs.inverted_treasure.constants import (
     BOMB,
     EMPTY,
@@ -28,15 +28,19 @@ from hiddengrid.envs.inverted_treasure.constants import (
 START_INDEX = START_ROW * GRID_SIZE + START_COL  # the start tile in row-major order
 
 
-@njit(cache=True)
+@inline
 def draw_scenario(rng: np.ndarray, i: int, icons: np.ndarray) -> None:
-    """1 Bomb, then 10 Flowers, uniform over the 63 tiles that are not the start (SPEC 4)."""
+    """1 Bomb, then 10 Flowers, uniform over the 63 tiles that are not the start (SPEC 4).
+
+    Draws from sub-env ``i``'s own stream (``below_from`` gives the numbers of ``below``).
+    """
     for r in range(GRID_SIZE):
         for c in range(GRID_SIZE):
             icons[i, r, c] = EMPTY
+    state = rng[i]
     placed = 0
     while placed < 1 + NUM_FLOWERS:
-        t = below(rng, i, NUM_TILES - 1)
+        state, t = below_from(state, NUM_TILES - 1)
         if t >= START_INDEX:  # skip the start tile
             t += 1
         r = t // GRID_SIZE
@@ -44,6 +48,7 @@ def draw_scenario(rng: np.ndarray, i: int, icons: np.ndarray) -> None:
         if icons[i, r, c] == EMPTY:  # else the tile is taken: draw again
             icons[i, r, c] = BOMB if placed == 0 else FLOWER
             placed += 1
+    rng[i] = state
 
 
 # --- scenarios as plain dicts -----------------------------------------------------------------

@@ -17,6 +17,7 @@ from hiddengrid.envs.inverted_treasure.constants import (
     UNSEEN,
     WINDOW_RADIUS,
 )
+from hiddengrid.envs.inverted_treasure.rules import revealed
 
 SEEN_GLYPH = {EMPTY: ".", BOMB: "B", FLOWER: "F"}
 HIDDEN_GLYPH = {EMPTY: "?", BOMB: "b", FLOWER: "f"}  # shown only once the episode is over
@@ -65,7 +66,7 @@ def _over(batch: Batch, i: int) -> bool:
 def render_ansi(batch: Batch, i: int) -> str:
     """The grid north-up (y = 7 on top), x labels below, the window in brackets."""
     icons = batch["icons"][i]
-    seen = batch["seen"][i]
+    seen = revealed(batch, i)
     ar, ac = (int(v) for v in batch["agent"][i])
     over = _over(batch, i)
     lines = []
@@ -174,7 +175,7 @@ def render_rgb(batch: Batch, i: int) -> np.ndarray:
     size = GRID_SIZE * TILE
     img = draw.canvas(size + BOTTOM + BAR, LEFT + size, BACKGROUND)
     icons = batch["icons"][i]
-    seen = batch["seen"][i]
+    seen = revealed(batch, i)
     ar, ac = (int(v) for v in batch["agent"][i])
     over = _over(batch, i)
     for r in range(GRID_SIZE):

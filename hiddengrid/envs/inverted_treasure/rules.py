@@ -4,13 +4,19 @@ Plain scalar code over struct-of-arrays state, compiled by Numba; with NUMBA_DIS
 runs as ordinary Python. Sub-env ``i`` of every array belongs to one episode. Internally the
 agent is kept as an array index ``[row, col]`` (row 0 north); the observation reports it in the
 seed's ``(x, y)`` form, ``x = col`` and ``y = 7 - row``.
+
+What the agent has revealed lives on a ``board`` padded with two rings of "outside" cells, so
+the 5x5 window is a plain copy with no edge tests: tile ``[r, c]`` is ``board[r + 2, c + 2]``.
+The batch kernels are compiled without reference counting and their helpers inlined
+(``hiddengrid.core.kernel`` says why).
 """
 
 import numpy as np
-from numba import njit
 
 from hiddengrid.core.definition import Field
+from hiddengrid.core.kernel import inline, kernel
 from hiddengrid.envs.inverted_treasure.constants import (
+    BOARD_SIZE,
     BOMB,
     FLOWER,
     GRID_SIZE,
@@ -18,6 +24,7 @@ from hiddengrid.envs.inverted_treasure.constants import (
     MOVE_EAST,
     MOVE_ROW,
     OUTSIDE,
+    PAD,
     REVEAL,
     RUNNING,
     START_COL,
@@ -27,7 +34,6 @@ from hiddengrid.envs.inverted_treasure.constants import (
     TRAP,
     TREASURE,
     UNSEEN,
-    WINDOW_RADIUS,
     WINDOW_SIZE,
 )
 from hiddengrid.envs.inverted_treasure.generator import draw_scenario
@@ -36,7 +42,7 @@ from hiddengrid.envs.inverted_treasure.generator import draw_scenario
 FIELDS = (
     Field("icons", np.int8, (GRID_SIZE, GRID_SIZE)),  # scenario: 1 Empty, 2 Bomb, 3 Flower
     Field("scout", np.bool_),  # parameter (not reset): Reveal also reveals the 4 neighbours
-    Field("seen", np.int8, (GRID_SIZE, GRID_SIZE)),  # revealed icons so far, 0 where unseen
+    Field("board", np.int8, (BOARD_SIZE, BOARD_SIZE)),  # revealed icons (0 unseen), padded
     Field("agent", np.int64, (2,)),  # [row, col] now
     Field("steps_left", np.int64),  # also the observation
     Field("window", np.int8, (WINDOW_SIZE, WINDOW_SIZE)),  # observation, north-up
@@ -44,47 +50,100 @@ FIELDS = (
 )
 
 
-@njit(cache=True)
-def write_observation(
-    i: int, seen: np.ndarray, agent: np.ndarray, window: np.ndarray, position: np.ndarray
-) -> None:
+def revealed(batch, i: int) -> np.ndarray:
+    """The (8, 8) grid of what sub-env ``i`` has revealed, row 0 north: 0 unseen, else the icon."""
+    return batch["board"][i, PAD : PAD + GRID_SIZE, PAD : PAD + GRID_SIZE]
+
+
+@inline
+def write_observation(i, board, agent, window, position):
     """The 5x5 window of revealed icons around the agent (4 off the grid) and its (x, y)."""
     ar = agent[i, 0]
     ac = agent[i, 1]
-    for dr in range(-WINDOW_RADIUS, WINDOW_RADIUS + 1):
-        r = ar + dr
-        for dc in range(-WINDOW_RADIUS, WINDOW_RADIUS + 1):
-            c = ac + dc
-            if 0 <= r < GRID_SIZE and 0 <= c < GRID_SIZE:
-                window[i, dr + WINDOW_RADIUS, dc + WINDOW_RADIUS] = seen[i, r, c]
-            else:
-                window[i, dr + WINDOW_RADIUS, dc + WINDOW_RADIUS] = OUTSIDE
+    for dr in range(WINDOW_SIZE):  # board row ar + dr is grid row ar + dr - PAD
+        for dc in range(WINDOW_SIZE):
+            window[i, dr, dc] = board[i, ar + dr, ac + dc]
     position[i, 0] = ac
     position[i, 1] = GRID_SIZE - 1 - ar
 
 
-@njit(cache=True)
-def start_episode(i, icons, scout, seen, agent, steps_left, window, position):
-    """The agent on (x, y) = (0, 0), every tile (the start tile too) unrevealed, 30 steps."""
+@inline
+def clear_board(i, board):
+    """Every tile unseen (the start tile too); the outside rings are left as they are."""
+    for r in range(PAD, PAD + GRID_SIZE):
+        for c in range(PAD, PAD + GRID_SIZE):
+            board[i, r, c] = UNSEEN
+
+
+@kernel
+def start_episode(i, icons, scout, board, agent, steps_left, window, position):
+    """The agent on (x, y) = (0, 0), every tile unrevealed, 30 steps left."""
+    for r in range(BOARD_SIZE):  # the outside rings, written once per replayed or reset level
+        for c in range(BOARD_SIZE):
+            board[i, r, c] = OUTSIDE
+    clear_board(i, board)
     agent[i, 0] = START_ROW
     agent[i, 1] = START_COL
-    for r in range(GRID_SIZE):
-        for c in range(GRID_SIZE):
-            seen[i, r, c] = UNSEEN
     steps_left[i] = STEP_BUDGET
-    write_observation(i, seen, agent, window, position)
+    write_observation(i, board, agent, window, position)
 
 
-@njit(cache=True)
-def reset_all(rng, done, outcome, icons, scout, seen, agent, steps_left, window, position):
+@inline
+def reveal_tile(i, r, c, icons, board):
+    """Tile [r, c] shows its icon from now on."""
+    board[i, r + PAD, c + PAD] = icons[i, r, c]
+
+
+@inline
+def step_one(i, action, outcome, reward, terminated, icons, scout, board, agent, steps_left):
+    """One action of sub-env ``i``: sets its reward, terminated flag and outcome."""
+    steps_left[i] -= 1  # every action costs one step, whatever it does
+    reward[i] = 0.0
+    terminated[i] = False
+    r = agent[i, 0]
+    c = agent[i, 1]
+    if action <= MOVE_EAST:
+        r += MOVE_ROW[action]
+        c += MOVE_COL[action]
+        if 0 <= r < GRID_SIZE and 0 <= c < GRID_SIZE:  # off the grid: nothing but the budget
+            reveal_tile(i, r, c, icons, board)  # the target is revealed first,
+            agent[i, 0] = r  # then the agent stands on it, revealed before or not
+            agent[i, 1] = c
+            icon = icons[i, r, c]
+            if icon == FLOWER:
+                terminated[i] = True
+                outcome[i] = TRAP
+            elif icon == BOMB:
+                terminated[i] = True
+                reward[i] = 1.0
+                outcome[i] = TREASURE
+    elif action == REVEAL:  # the agent's tile; Scout: also its neighbours inside the grid
+        reveal_tile(i, r, c, icons, board)
+        if scout[i]:
+            if r > 0:
+                reveal_tile(i, r - 1, c, icons, board)
+            if r < GRID_SIZE - 1:
+                reveal_tile(i, r + 1, c, icons, board)
+            if c > 0:
+                reveal_tile(i, r, c - 1, icons, board)
+            if c < GRID_SIZE - 1:
+                reveal_tile(i, r, c + 1, icons, board)
+    # WAIT does nothing.
+    if not terminated[i] and steps_left[i] == 0:  # a win or a trap on the 30th action stands
+        terminated[i] = True
+        outcome[i] = TIMEOUT
+
+
+@kernel
+def reset_all(rng, done, outcome, icons, scout, board, agent, steps_left, window, position):
     for i in range(rng.shape[0]):
         draw_scenario(rng, i, icons)
-        start_episode(i, icons, scout, seen, agent, steps_left, window, position)
+        start_episode(i, icons, scout, board, agent, steps_left, window, position)
         done[i] = False
         outcome[i] = RUNNING
 
 
-@njit(cache=True)
+@kernel
 def step_all(
     actions,
     rng,
@@ -94,78 +153,26 @@ def step_all(
     terminated,
     icons,
     scout,
-    seen,
+    board,
     agent,
     steps_left,
     window,
     position,
 ):
-    """One action of every sub-env, its rules top to bottom.
-
-    The hot path is written out in this one loop on purpose: a Numba call that passes arrays
-    costs reference-count updates, which would triple the time of a step.
-    """
     for i in range(actions.shape[0]):
-        if done[i]:  # next-step autoreset: the action is ignored (same start as start_episode)
+        if done[i]:  # next-step autoreset: the action is ignored
             draw_scenario(rng, i, icons)
+            clear_board(i, board)  # what start_episode does; the outside rings never change
             agent[i, 0] = START_ROW
             agent[i, 1] = START_COL
-            for r in range(GRID_SIZE):
-                for c in range(GRID_SIZE):
-                    seen[i, r, c] = UNSEEN
             steps_left[i] = STEP_BUDGET
             done[i] = False
             outcome[i] = RUNNING
             reward[i] = 0.0
             terminated[i] = False
         else:
-            action = actions[i]
-            steps_left[i] -= 1  # every action costs one step, whatever it does
-            reward[i] = 0.0
-            terminated[i] = False
-            r = agent[i, 0]
-            c = agent[i, 1]
-            if action <= MOVE_EAST:
-                r += MOVE_ROW[action]
-                c += MOVE_COL[action]
-                if 0 <= r < GRID_SIZE and 0 <= c < GRID_SIZE:  # off the grid: nothing else
-                    icon = icons[i, r, c]
-                    seen[i, r, c] = icon  # the target is revealed first,
-                    agent[i, 0] = r  # then the agent stands on it, revealed before or not
-                    agent[i, 1] = c
-                    if icon == FLOWER:
-                        terminated[i] = True
-                        outcome[i] = TRAP
-                    elif icon == BOMB:
-                        terminated[i] = True
-                        reward[i] = 1.0
-                        outcome[i] = TREASURE
-            elif action == REVEAL:  # the agent's tile; Scout: and its neighbours in the grid
-                seen[i, r, c] = icons[i, r, c]
-                if scout[i]:
-                    if r > 0:
-                        seen[i, r - 1, c] = icons[i, r - 1, c]
-                    if r < GRID_SIZE - 1:
-                        seen[i, r + 1, c] = icons[i, r + 1, c]
-                    if c > 0:
-                        seen[i, r, c - 1] = icons[i, r, c - 1]
-                    if c < GRID_SIZE - 1:
-                        seen[i, r, c + 1] = icons[i, r, c + 1]
-            # WAIT does nothing.
-            if not terminated[i] and steps_left[i] == 0:
-                terminated[i] = True
-                outcome[i] = TIMEOUT
+            step_one(
+                i, actions[i], outcome, reward, terminated, icons, scout, board, agent, steps_left
+            )
             done[i] = terminated[i]
-        # The observation: what write_observation writes, written out for speed.
-        ar = agent[i, 0]
-        ac = agent[i, 1]
-        for dr in range(-WINDOW_RADIUS, WINDOW_RADIUS + 1):
-            r = ar + dr
-            for dc in range(-WINDOW_RADIUS, WINDOW_RADIUS + 1):
-                c = ac + dc
-                if 0 <= r < GRID_SIZE and 0 <= c < GRID_SIZE:
-                    window[i, dr + WINDOW_RADIUS, dc + WINDOW_RADIUS] = seen[i, r, c]
-                else:
-                    window[i, dr + WINDOW_RADIUS, dc + WINDOW_RADIUS] = OUTSIDE
-        position[i, 0] = ac
-        position[i, 1] = GRID_SIZE - 1 - ar
+        write_observation(i, board, agent, window, position)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 import hiddengrid  # noqa: F401  (registers the ids)
 
@@ -30,5 +31,10 @@ def start(env_id: str = BASE_ID, **kwargs: Any) -> tuple[gym.Env, dict]:
     return env, obs
 
 
+def revealed(env: gym.Env) -> np.ndarray:
+    """The (8, 8) grid of revealed icons (0 unseen), row 0 north."""
+    return env.unwrapped.batch["board"][0, 2:10, 2:10].copy()
+
+
 def seen_at(env: gym.Env, x: int, y: int) -> int:
-    return int(env.unwrapped.batch["seen"][0, 7 - y, x])
+    return int(revealed(env)[7 - y, x])

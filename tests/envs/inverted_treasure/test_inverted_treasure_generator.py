@@ -24,7 +24,11 @@ def check_fresh_episodes(batch, which: np.ndarray) -> None:
     assert (np.count_nonzero(grids == FLOWER, axis=(1, 2)) == 10).all()
     assert (np.count_nonzero(grids == EMPTY, axis=(1, 2)) == 53).all()
     assert (grids[:, 7, 0] == EMPTY).all()  # the start tile (x, y) = (0, 0)
-    assert not batch["seen"][which].any()  # nothing revealed, the start tile neither
+    board = batch["board"][which]
+    assert not board[:, 2:10, 2:10].any()  # nothing revealed, the start tile neither
+    ring = np.ones((12, 12), dtype=bool)
+    ring[2:10, 2:10] = False
+    assert (board[:, ring] == 4).all()  # the padding reads "outside"
     assert (batch["agent"][which] == [7, 0]).all()
     assert (batch["position"][which] == [0, 0]).all()
     assert (batch["steps_left"][which] == 30).all()

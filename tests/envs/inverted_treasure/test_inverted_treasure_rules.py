@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from it_helpers import BASE_ID, BOMB, EMPTY, FLOWER, IDS, SCOUT_ID, seen_at, start
+from it_helpers import BASE_ID, BOMB, EMPTY, FLOWER, IDS, SCOUT_ID, revealed, seen_at, start
 
 from hiddengrid.envs.inverted_treasure.constants import (
     MOVE_EAST,
@@ -32,7 +32,7 @@ def test_reset_observation(env_id):
         [OUT, OUT, OUT, OUT, OUT],
     ]
     assert obs["window"].dtype == np.int8
-    assert not env.unwrapped.batch["seen"].any()  # the start tile too is unrevealed
+    assert not revealed(env).any()  # the start tile too is unrevealed
     assert env.unwrapped.batch["agent"][0].tolist() == [7, 0]  # (x, y) is [7 - y, x]
 
 
@@ -75,14 +75,13 @@ def test_window_is_north_up_west_left_in_scout():
 @pytest.mark.parametrize("env_id", IDS)
 def test_off_grid_moves_at_the_south_west_corner_change_only_the_budget(env_id):
     env, obs0 = start(env_id)
-    base = env.unwrapped
     for k, action in enumerate((MOVE_SOUTH, MOVE_WEST), start=1):
-        seen = base.batch["seen"].copy()
+        seen = revealed(env)
         obs, reward, terminated, truncated, _ = env.step(action)
         assert obs["position"].tolist() == [0, 0]
         assert obs["steps_left"] == 30 - k
         assert np.array_equal(obs["window"], obs0["window"])
-        assert np.array_equal(base.batch["seen"], seen)
+        assert np.array_equal(revealed(env), seen)
         assert (reward, terminated, truncated) == (0.0, False, False)
 
 
@@ -171,7 +170,7 @@ def test_reveal_on_the_start_tile_base():
     expected = obs0["window"].copy()
     expected[2, 2] = EMPTY
     assert np.array_equal(obs["window"], expected)  # the neighbours stay unseen
-    assert int(env.unwrapped.batch["seen"].astype(bool).sum()) == 1
+    assert int(revealed(env).astype(bool).sum()) == 1
     obs, *_ = env.step(REVEAL)  # revealing again changes nothing but the budget
     assert np.array_equal(obs["window"], expected) and obs["steps_left"] == 28
 
@@ -179,7 +178,7 @@ def test_reveal_on_the_start_tile_base():
 def test_reveal_on_the_start_tile_scout_reveals_the_neighbours_inside_the_grid():
     env, _ = start(SCOUT_ID, flowers=[(1, 0)], bomb=(0, 1))
     obs, *_ = env.step(REVEAL)
-    seen = env.unwrapped.batch["seen"][0]
+    seen = revealed(env)
     assert int(seen.astype(bool).sum()) == 3  # own tile, north and east; south, west are off
     assert (seen_at(env, 0, 0), seen_at(env, 0, 1), seen_at(env, 1, 0)) == (EMPTY, BOMB, FLOWER)
     assert obs["window"][2, 1] == OUT and obs["window"][3, 2] == OUT  # outside stays outside
@@ -189,9 +188,9 @@ def test_scout_reveal_in_the_middle_reveals_exactly_the_four_neighbours():
     env, _ = start(SCOUT_ID, bomb=(7, 7), flowers=[(3, 3)])
     for action in (MOVE_EAST, MOVE_EAST, MOVE_NORTH, MOVE_NORTH):
         env.step(action)
-    before = env.unwrapped.batch["seen"][0].astype(bool).copy()
+    before = revealed(env).astype(bool).copy()
     obs, *_ = env.step(REVEAL)  # at (2, 2)
-    after = env.unwrapped.batch["seen"][0].astype(bool)
+    after = revealed(env).astype(bool)
     new = {(x, 7 - r) for r, x in zip(*np.nonzero(after & ~before), strict=True)}
     assert new == {(2, 3), (1, 2), (3, 2)}  # (2, 1) was walked on, (2, 2) is the own tile
     assert obs["window"][2, 3] == EMPTY
@@ -203,9 +202,9 @@ def test_base_reveal_never_reveals_neighbours():
     env, _ = start(BASE_ID, bomb=(7, 7), flowers=[(3, 3)])
     for action in (MOVE_EAST, MOVE_EAST, MOVE_NORTH, MOVE_NORTH):
         env.step(action)
-    before = env.unwrapped.batch["seen"][0].copy()
+    before = revealed(env).copy()
     env.step(REVEAL)
-    assert np.array_equal(env.unwrapped.batch["seen"][0], before)
+    assert np.array_equal(revealed(env), before)
 
 
 @pytest.mark.parametrize("env_id", IDS)
@@ -215,7 +214,7 @@ def test_wait_does_nothing_but_spend_a_step(env_id):
     assert np.array_equal(obs["window"], obs0["window"])
     assert obs["position"].tolist() == [0, 0] and obs["steps_left"] == 29
     assert (reward, terminated) == (0.0, False)
-    assert not env.unwrapped.batch["seen"].any()
+    assert not revealed(env).any()
 
 
 @pytest.mark.parametrize("env_id", IDS)
