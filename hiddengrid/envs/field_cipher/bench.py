@@ -17,7 +17,7 @@ import hiddengrid  # noqa: F401
 from hiddengrid.envs.field_cipher.env import ENV_ID
 
 
-def steps_per_second(venv, n: int, seconds: float, level: int = 0) -> float:
+def steps_per_second(venv, n: int, seconds: float) -> float:
     rng = np.random.default_rng(0)
     pool = rng.integers(0, 19, size=(64, n))
     venv.reset(seed=0)
