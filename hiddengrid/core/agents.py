@@ -2,8 +2,9 @@
 
 An agent is built from the vector env it will play (``Agent(env, seed)``) and called once per
 step with the batched observation and a mask of the sub-envs whose observation is the first of
-a new episode. Fair agents (``reads_scenario = False``) use only those two arguments; an oracle
-may read the hidden state through ``env.batch``.
+a new episode; after each step ``observe`` hands it the rewards and end flags the step returned
+(learners use them, others ignore them). Fair agents (``reads_scenario = False``) use only those
+arguments; an oracle may read the hidden state through ``env.batch``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ class BatchAgent:
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
         raise NotImplementedError
+
+    def observe(self, reward: np.ndarray, terminated: np.ndarray, truncated: np.ndarray) -> None:
+        """What the last step returned; the default agent does not learn."""
+        return None
 
 
 class RandomAgent(BatchAgent):

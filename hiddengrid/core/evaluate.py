@@ -98,6 +98,7 @@ def run_episodes(
         while active.any():
             actions = agent.act(obs, starts)
             obs, reward, terminated, truncated, info = env.step(actions)
+            agent.observe(reward, terminated, truncated)
             ep_return += np.where(active, reward, 0.0)
             ep_length += active
             ended = (terminated | truncated) & active

@@ -36,6 +36,7 @@ def record_episode(
     outcome = ""
     while True:
         obs, reward, terminated, truncated, info = env.step(agent.act(obs, starts))
+        agent.observe(reward, terminated, truncated)
         starts = np.zeros(1, dtype=bool)
         total += float(reward[0])
         frames.append(definition.render_rgb(base.batch, 0))

@@ -190,9 +190,7 @@ class TableLearnerAgent(BatchAgent):
     partial credit (reward / 0.25 right slots) against the slots it submitted, with its
     guesses, to rule values in or out. It decodes what it knows and guesses the rest (the
     value with most patterns not yet accounted for), types the answer and finalizes.
-    It sees only observations, rewards and termination flags: ``act`` reads the last step's
-    reward and terminated flags from the env's output arrays, since ``BatchAgent.act`` is not
-    handed them (they are exactly what ``step`` returned).
+    It sees only observations, and the rewards and termination flags handed to ``observe``.
     """
 
     name = "heuristic"
@@ -200,7 +198,8 @@ class TableLearnerAgent(BatchAgent):
 
     def __init__(self, env: Any, seed: int = 0, use_rewards: bool = True) -> None:
         super().__init__(env, seed)
-        self.batch = env.batch
+        self.reward = np.zeros(self.num_envs)
+        self.ended = np.zeros(self.num_envs, dtype=np.bool_)
         self.use_rewards = use_rewards  # False: a hints-only ablation
         self.mask = np.full(NUM_PATTERNS, ALL_VALUES, dtype=np.int64)
         self.actions = np.zeros(self.num_envs, dtype=np.int64)
@@ -210,9 +209,13 @@ class TableLearnerAgent(BatchAgent):
         """How many codebook entries the learner knows exactly."""
         return int(sum(is_known(int(m)) for m in self.mask))
 
+    def observe(self, reward: np.ndarray, terminated: np.ndarray, truncated: np.ndarray) -> None:
+        self.reward = np.asarray(reward)
+        self.ended = np.asarray(terminated)
+
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
-        correct = np.rint(self.batch.reward * 4).astype(np.int64)
-        ended = self.batch.terminated if self.use_rewards else np.zeros_like(self.batch.terminated)
+        correct = np.rint(self.reward * 4).astype(np.int64)
+        ended = self.ended if self.use_rewards else np.zeros_like(self.ended)
         table_act(
             obs["grid"],
             obs["hints"],

@@ -99,12 +99,14 @@ def sequential_returns(level: int, episodes: int, seed: int, use_rewards: bool =
     done = 0
     starts = np.ones(1, dtype=bool)
     while done < episodes:
-        obs, reward, term, _, _ = venv.step(agent.act(obs, starts))
+        obs, reward, term, trunc, _ = venv.step(agent.act(obs, starts))
+        agent.observe(reward, term, trunc)
         starts[:] = False
         if term[0]:
             returns[done] = reward[0]
             done += 1
-            obs, *_ = venv.step(agent.act(obs, starts))  # autoreset step, action ignored
+            obs, reward, term, trunc, _ = venv.step(agent.act(obs, starts))  # autoreset step
+            agent.observe(reward, term, trunc)
             starts[:] = True
     return returns
 

@@ -35,11 +35,13 @@ def _sequential(level, episodes, seed=0, use_rewards=True):
     returns = []
     starts = np.ones(1, dtype=bool)
     while len(returns) < episodes:
-        obs, reward, term, _, _ = venv.step(agent.act(obs, starts))
+        obs, reward, term, trunc, _ = venv.step(agent.act(obs, starts))
+        agent.observe(reward, term, trunc)
         starts = np.zeros(1, dtype=bool)
         if term[0]:
             returns.append(float(reward[0]))
-            obs, *_ = venv.step(agent.act(obs, starts))  # the autoreset step (action ignored)
+            obs, reward, term, trunc, _ = venv.step(agent.act(obs, starts))  # the autoreset step
+            agent.observe(reward, term, trunc)
             starts = np.ones(1, dtype=bool)
     return np.array(returns), agent
 
