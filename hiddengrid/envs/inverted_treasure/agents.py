@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from hiddengrid.core.agents import BatchAgent, RandomAgent
+from hiddengrid.core.kernel import inline, kernel
 from hiddengrid.envs.inverted_treasure.constants import (
     BOMB,
     EMPTY,
@@ -33,12 +33,12 @@ from hiddengrid.envs.inverted_treasure.constants import (
 NONE = -1
 
 
-@njit(cache=True)
+@inline
 def _inside(r: int, c: int) -> bool:
     return 0 <= r < GRID_SIZE and 0 <= c < GRID_SIZE
 
 
-@njit(cache=True)
+@inline
 def safe_paths(known, i, ar, ac, dist, first, queue):
     """Breadth-first search from the agent that walks only through tiles known to be Empty.
 
@@ -46,8 +46,10 @@ def safe_paths(known, i, ar, ac, dist, first, queue):
     ``first[r, c]`` the first move of one shortest such path. Unseen tiles and the Bomb are
     reached as end points but not walked through; Flowers are never entered.
     """
-    dist[:, :] = -1
-    first[:, :] = NONE
+    for r in range(GRID_SIZE):
+        for c in range(GRID_SIZE):
+            dist[r, c] = -1
+            first[r, c] = NONE
     dist[ar, ac] = 0
     queue[0] = ar * GRID_SIZE + ac
     head = 0
@@ -69,7 +71,7 @@ def safe_paths(known, i, ar, ac, dist, first, queue):
                 tail += 1
 
 
-@njit(cache=True)
+@inline
 def _unseen_neighbours(known, i, r, c) -> int:
     count = 0
     for a in range(4):
@@ -80,7 +82,7 @@ def _unseen_neighbours(known, i, r, c) -> int:
     return count
 
 
-@njit(cache=True)
+@kernel
 def explore_act(window, position, starts, scout, known, dist, first, queue, out):
     """One action per sub-env from its observation and its own map ``known``.
 
@@ -93,7 +95,9 @@ def explore_act(window, position, starts, scout, known, dist, first, queue, out)
     """
     for i in range(out.shape[0]):
         if starts[i]:
-            known[i, :, :] = UNSEEN
+            for r in range(GRID_SIZE):
+                for c in range(GRID_SIZE):
+                    known[i, r, c] = UNSEEN
         ac = position[i, 0]
         ar = GRID_SIZE - 1 - position[i, 1]
         for dr in range(-WINDOW_RADIUS, WINDOW_RADIUS + 1):
@@ -180,14 +184,16 @@ class ExplorerAgent(BatchAgent):
         return self.actions.copy()
 
 
-@njit(cache=True)
+@kernel
 def oracle_act(icons, agent, dist, queue, out):
     """Distances from the Bomb through tiles without a Flower, then one step down them. With
     no Flower-free path from the agent to the Bomb it waits (a timeout rather than a trap)."""
     for i in range(out.shape[0]):
-        dist[:, :] = -1
         head = 0
         tail = 0
+        for r in range(GRID_SIZE):
+            for c in range(GRID_SIZE):
+                dist[r, c] = -1
         for r in range(GRID_SIZE):
             for c in range(GRID_SIZE):
                 if icons[i, r, c] == BOMB:

@@ -48,14 +48,15 @@ WINDOW = (30, 160, 90)
 INK = (30, 30, 30)
 
 
-def _status(batch: Batch, i: int) -> str:
+def _status(batch: Batch, i: int, pixel_font: bool = False) -> str:
     x = int(batch["position"][i, 0])
     y = int(batch["position"][i, 1])
-    status = f"({x}, {y})  steps left {int(batch['steps_left'][i])}"
+    where = f"x={x} y={y}" if pixel_font else f"(x, y) = ({x}, {y})"  # the 3x5 font has no comma
+    status = f"{where} steps left {int(batch['steps_left'][i])}"
     if batch["scout"][i]:
-        status += "  scout"
+        status += " scout"
     if batch.done[i] or batch.terminated[i]:
-        status += f"  {batch.outcome_name(i)}  reward {batch.reward[i]:g}"
+        status += f" {batch.outcome_name(i)} reward {batch.reward[i]:g}"
     return status
 
 
@@ -101,29 +102,23 @@ def draw_bomb(img: np.ndarray, top: int, left: int, size: int, fade: float = 0.0
     def col(c: draw.Color) -> draw.Color:
         return draw.blend(c, UNSEEN_TILE, fade)
 
-    cy, cx = top + size * 0.58, left + size * 0.45
-    radius = size * 0.27
+    cy, cx = top + size * 0.60, left + size * 0.44
+    radius = size * 0.26
     draw.fill_disc(img, cy, cx, radius, col(BOMB_BODY))
     draw.fill_disc(img, cy - radius * 0.4, cx - radius * 0.4, radius * 0.22, col(BOMB_SHINE))
-    cap = max(int(size * 0.12), 3)
-    cap_y, cap_x = cy - radius * 0.75, cx + radius * 0.75
+    cap = size * 0.09
+    cap_y, cap_x = cy - radius * 0.78, cx + radius * 0.78
     draw.fill_polygon(
         img,
-        [
-            (cap_y - cap, cap_x),
-            (cap_y, cap_x + cap),
-            (cap_y + cap, cap_x),
-            (cap_y, cap_x - cap),
-        ],
+        [(cap_y - cap, cap_x), (cap_y, cap_x + cap), (cap_y + cap, cap_x), (cap_y, cap_x - cap)],
         col(BOMB_BODY),
     )
-    fy, fx = cap_y - cap * 0.6, cap_x + cap * 0.6
-    draw.draw_line(img, fy, fx, fy - size * 0.12, fx + size * 0.06, col(FUSE), 2)
-    draw.draw_line(
-        img, fy - size * 0.12, fx + size * 0.06, fy - size * 0.16, fx + size * 0.15, col(FUSE), 2
-    )
-    sy, sx = fy - size * 0.18, fx + size * 0.18
-    draw.fill_disc(img, sy, sx, size * 0.08, col(SPARK))
+    fy, fx = cap_y - cap * 0.5, cap_x + cap * 0.5
+    my, mx = top + size * 0.24, left + size * 0.74
+    sy, sx = top + size * 0.17, left + size * 0.82
+    draw.draw_line(img, fy, fx, my, mx, col(FUSE), 2)
+    draw.draw_line(img, my, mx, sy, sx, col(FUSE), 2)
+    draw.fill_disc(img, sy, sx, size * 0.075, col(SPARK))
     draw.fill_disc(img, sy, sx, size * 0.035, col(SPARK_CORE))
 
 
@@ -154,10 +149,8 @@ def draw_flower(img: np.ndarray, top: int, left: int, size: int, fade: float = 0
     draw.fill_disc(img, cy, cx, size * 0.09, col(FLOWER_CORE))
 
 
-def draw_agent(img: np.ndarray, top: int, left: int, size: int, small: bool) -> None:
-    """A blue pawn: centred and large on a plain tile, small in a corner over an icon."""
-    if small:
-        top, left, size = top + size // 2, left, size // 2
+def draw_agent(img: np.ndarray, top: int, left: int, size: int) -> None:
+    """A blue pawn."""
     cx = left + size * 0.5
     draw.fill_disc(img, top + size * 0.30, cx, size * 0.15, AGENT)
     draw.fill_polygon(
@@ -203,11 +196,15 @@ def render_rgb(batch: Batch, i: int) -> np.ndarray:
     draw.outline_rect(
         img, r0 * TILE, LEFT + c0 * TILE, (r1 - r0 + 1) * TILE, (c1 - c0 + 1) * TILE, WINDOW, 3
     )
-    on_icon = int(seen[ar, ac]) in (BOMB, FLOWER)
-    draw.outline_rect(img, ar * TILE + 3, LEFT + ac * TILE + 3, TILE - 6, TILE - 6, AGENT, 2)
-    draw_agent(img, ar * TILE, LEFT + ac * TILE, TILE, small=on_icon)
+    # The agent: a pawn on a plain tile; over an icon (at the end) a thick frame, so the icon
+    # it stepped on stays visible.
+    if int(seen[ar, ac]) in (BOMB, FLOWER):
+        draw.outline_rect(img, ar * TILE + 2, LEFT + ac * TILE + 2, TILE - 4, TILE - 4, AGENT, 4)
+    else:
+        draw.outline_rect(img, ar * TILE + 3, LEFT + ac * TILE + 3, TILE - 6, TILE - 6, AGENT, 2)
+        draw_agent(img, ar * TILE, LEFT + ac * TILE, TILE)
     for k in range(GRID_SIZE):
         draw.text(img, str(GRID_SIZE - 1 - k), k * TILE + TILE // 2 - 5, 6, INK, scale=2)
         draw.text(img, str(k), size + 4, LEFT + k * TILE + TILE // 2 - 3, INK, scale=2)
-    draw.text(img, _status(batch, i), size + BOTTOM + 8, 6, INK, scale=2)
+    draw.text(img, _status(batch, i, pixel_font=True), size + BOTTOM + 8, 6, INK, scale=2)
     return img
