@@ -268,3 +268,47 @@ def test_a_replayed_level_may_hold_many_flowers(env_id):
     env, _ = start(env_id, bomb=(1, 0), flowers=flowers)
     _, reward, terminated, _, info = env.step(MOVE_EAST)
     assert (reward, terminated, info["outcome"]) == (1.0, True, "treasure")
+
+
+def place(env, x: int, y: int) -> None:
+    """Hand-built state: puts the agent on (x, y) without revealing anything."""
+    env.unwrapped.batch["agent"][0] = [7 - y, x]
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_reveal_on_every_tile_reveals_own_tile_and_in_grid_neighbours_in_scout(env_id):
+    for x in range(8):
+        for y in range(8):
+            if (x, y) == (7, 7):
+                continue  # the Bomb's tile: standing there would have ended the episode
+            env, _ = start(env_id, bomb=(7, 7))
+            place(env, x, y)
+            obs, reward, terminated, _, _ = env.step(REVEAL)
+            assert (reward, terminated) == (0.0, False)
+            got = {(int(c), 7 - int(r)) for r, c in zip(*np.nonzero(revealed(env)), strict=True)}
+            expected = {(x, y)}
+            if env_id == SCOUT_ID:
+                for dx, dy in ((0, 1), (0, -1), (1, 0), (-1, 0)):
+                    if 0 <= x + dx < 8 and 0 <= y + dy < 8:
+                        expected.add((x + dx, y + dy))
+            assert got == expected, (x, y)
+            assert obs["position"].tolist() == [x, y]
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_every_move_from_every_tile(env_id):
+    deltas = {MOVE_NORTH: (0, 1), MOVE_SOUTH: (0, -1), MOVE_WEST: (-1, 0), MOVE_EAST: (1, 0)}
+    for x in range(8):
+        for y in range(8):
+            for action, (dx, dy) in deltas.items():
+                env, _ = start(env_id, bomb=(3, 7) if (x, y) != (3, 7) else (4, 7))
+                place(env, x, y)
+                obs, *_ = env.step(action)
+                tx, ty = x + dx, y + dy
+                if 0 <= tx < 8 and 0 <= ty < 8:
+                    assert obs["position"].tolist() == [tx, ty]
+                    assert seen_at(env, tx, ty) != U  # revealed by the move
+                else:
+                    assert obs["position"].tolist() == [x, y]
+                    assert not revealed(env).any()
+                assert obs["steps_left"] == 29
