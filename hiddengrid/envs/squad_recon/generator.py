@@ -63,40 +63,39 @@ def _is_open(terrain: np.ndarray, i: int, r: int, c: int, skip_r: int, skip_c: i
     return terrain[i, r, c] == OPEN and not (r == skip_r and c == skip_c)
 
 
+def _ring_table() -> np.ndarray:
+    """``RING_OK[bits]``: blocking a cell whose open 8-ring cells are ``bits`` (bit ``k`` = ring
+    cell ``k``) keeps the open cells connected, i.e. its open 4-neighbours lie on one open arc
+    of the ring. Any path through the cell enters and leaves by two open 4-neighbours, and an
+    arc is a 4-connected path, so the test is sufficient."""
+    table = np.zeros(256, dtype=np.bool_)
+    for bits in range(256):
+        arcs = []  # the ring cells of each maximal open run
+        for k in range(8):
+            if (bits >> k) & 1 and (not arcs or not (bits >> ((k - 1) % 8)) & 1):
+                arcs.append([])
+            if (bits >> k) & 1:
+                arcs[-1].append(k)
+        if len(arcs) > 1 and (bits & 1) and (bits >> 7) & 1:  # the run wrapping past cell 0
+            arcs[0] = arcs.pop() + arcs[0]
+        table[bits] = sum(any(k % 2 == 0 for k in arc) for arc in arcs) <= 1
+    return table
+
+
+RING_OK = _ring_table()  # (256,)
+
+
 @njit(cache=True)
 def blocking_keeps_open_connected(
     terrain: np.ndarray, i: int, r: int, c: int, skip_r: int, skip_c: int
 ) -> bool:
-    """True if the open 4-neighbours of ``(r, c)`` lie on one open arc of its 8-ring.
-
-    Any path through ``(r, c)`` enters and leaves by two of its open 4-neighbours, and an arc is
-    a 4-connected path, so blocking ``(r, c)`` then keeps the open cells connected.
-    """
-    open_bits = 0
-    start = -1
+    """True if the open 4-neighbours of ``(r, c)`` lie on one open arc of its 8-ring (``RING_OK``),
+    ``(skip_r, skip_c)`` counting as blocked."""
+    bits = 0
     for k in range(8):
         if _is_open(terrain, i, r + RING_ROW[k], c + RING_COL[k], skip_r, skip_c):
-            open_bits |= 1 << k
-        elif start < 0:
-            start = k
-    if start < 0:
-        return True
-    arc = -1
-    orth_arc = -1
-    prev_open = False
-    for j in range(1, 9):
-        k = (start + j) % 8
-        is_open = (open_bits >> k) & 1 == 1
-        if is_open:
-            if not prev_open:
-                arc += 1
-            if k % 2 == 0:  # an orthogonal neighbour
-                if orth_arc < 0:
-                    orth_arc = arc
-                elif orth_arc != arc:
-                    return False
-        prev_open = is_open
-    return True
+            bits |= 1 << k
+    return RING_OK[bits]
 
 
 @njit(cache=True)
