@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from hiddengrid.envs.megacity.constants import (
@@ -69,8 +70,9 @@ def _as_cell(value: Any, what: str) -> int:
         raise ValueError(f"{what} must be a (row, col) pair, got {value!r}") from None
     for v in (r, c):
         if isinstance(v, bool) or not hasattr(v, "__index__") or not 0 <= int(v) < GRID:
-            raise ValueError(f"{what} must be a (row, col) pair of ints 0..{GRID - 1}, "
-                             f"got {value!r}")
+            raise ValueError(
+                f"{what} must be a (row, col) pair of ints 0..{GRID - 1}, got {value!r}"
+            )
     return int(r) * GRID + int(c)
 
 
@@ -92,7 +94,7 @@ def conduit_path_index(cells: Any) -> int:
     if isinstance(cells, str) or not hasattr(cells, "__len__") or not 1 <= len(cells) <= 3:
         raise ValueError(f"a conduit path is 1-3 (row, col) cells, got {cells!r}")
     ks = [_as_cell(cell, "a conduit cell") for cell in cells]
-    for a, b in zip(ks, ks[1:], strict=False):
+    for a, b in itertools.pairwise(ks):
         if abs(a // GRID - b // GRID) + abs(a % GRID - b % GRID) != 1:
             raise ValueError(f"conduit cells must be orthogonally contiguous in order: {cells!r}")
     key = frozenset(ks)
@@ -111,8 +113,16 @@ def encode_action(*action: Any) -> int:
         raise ValueError(f"a structured action starts with its type name, got {action!r}")
     kind, *params = action
     kind = kind.lower()
-    expected = {"excavate": 1, "support": 2, "vent": 2, "conduit": 1, "build": 1,
-                "research": 1, "wait": 0, "scan": 0}
+    expected = {
+        "excavate": 1,
+        "support": 2,
+        "vent": 2,
+        "conduit": 1,
+        "build": 1,
+        "research": 1,
+        "wait": 0,
+        "scan": 0,
+    }
     if kind not in expected:
         raise ValueError(f"unknown action type {kind!r}; types: {list(expected)}")
     if len(params) != expected[kind]:

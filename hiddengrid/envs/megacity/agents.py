@@ -16,11 +16,9 @@ from hiddengrid.envs.megacity.constants import (
     AIR_OK,
     AIR_PER_DISTRICT,
     AIRFLOW,
-    ANCHOR,
     BUILD_BASE,
     CHAMBER,
     CONDUIT_BASE,
-    CORE,
     DECODED,
     DIR_COL,
     DIR_ROW,
@@ -39,7 +37,6 @@ from hiddengrid.envs.megacity.constants import (
     ROCK_SPAN,
     SCAN,
     SEAM_SHEAR,
-    SEAM_UNKNOWN_DIRECTION,
     SHAFT_DRAFT,
     STEEL,
     STEP_BUDGET,
@@ -50,7 +47,6 @@ from hiddengrid.envs.megacity.constants import (
 )
 from hiddengrid.envs.megacity.rules import (
     hold,
-    overload,
     phase,
     shaft_supply,
     shear,

@@ -66,7 +66,7 @@ def blind_replay_rate(episodes: int, seed: int = 0) -> tuple[int, int]:
 
 
 def main(episodes: int) -> None:
-    print(f"| agent | wins / episodes | win rate | 95 % interval | mean return | outcomes |")
+    print("| agent | wins / episodes | win rate | 95 % interval | mean return | outcomes |")
     print("|---|---|---|---|---|---|")
     for name in ("oracle", "heuristic", "random"):
         t0 = time.time()

@@ -142,6 +142,10 @@ def _conduit_paths() -> np.ndarray:
 
 CONDUIT_PATHS = _conduit_paths()  # (159, 3) cell indices, -1 padding
 NUM_CONDUIT_PATHS = CONDUIT_PATHS.shape[0]
+CONDUIT_LENGTH = (CONDUIT_PATHS >= 0).sum(axis=1).astype(np.int64)
+CONDUIT_BITS = np.array(  # bit k set: the path uses cell k (for the mask)
+    [sum(1 << int(k) for k in p if k >= 0) for p in CONDUIT_PATHS], dtype=np.int64
+)
 
 EXCAVATE_BASE = 0  # + cell
 SUPPORT_BASE = EXCAVATE_BASE + NUM_CELLS  # + (material - 1) * 25 + cell

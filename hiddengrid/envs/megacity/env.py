@@ -29,6 +29,7 @@ from hiddengrid.envs.megacity.constants import (
     SHAFT_DRAFT,
     STEP_BUDGET,
     STRESS_MAX,
+    WAIT,
 )
 
 ENV_ID = "hiddengrid/Megacity-v0"
@@ -41,9 +42,11 @@ def observation_space(config: Mapping[str, Any]) -> spaces.Dict:
         {
             "stress": spaces.Box(0, STRESS_MAX, shape=grid, dtype=np.int8),
             "airflow": spaces.Box(
-                -(CHANNEL_SPEED + SHAFT_DRAFT), CHANNEL_SPEED + SHAFT_DRAFT,
-                shape=(GRID, GRID, 2), dtype=np.int8,
-            ),  # fmt: skip
+                -(CHANNEL_SPEED + SHAFT_DRAFT),
+                CHANNEL_SPEED + SHAFT_DRAFT,
+                shape=(GRID, GRID, 2),
+                dtype=np.int8,
+            ),
             "cells": spaces.Box(0, 3, shape=grid, dtype=np.int8),
             "supports": spaces.Box(0, 3, shape=grid, dtype=np.int8),
             "vents": spaces.Box(0, 4, shape=grid, dtype=np.int8),
@@ -120,6 +123,11 @@ def extra_action_check(batch: Batch, actions: np.ndarray) -> None:
         )
 
 
+def setup(batch: Batch) -> None:
+    """Before the first reset only "wait" is marked legal (so a mask is never empty)."""
+    batch["mask"][:, WAIT] = True
+
+
 def is_success(outcome: str, episode_return: float) -> bool:
     return outcome == "success"
 
@@ -139,6 +147,7 @@ DEFINITION = EnvDefinition(
     render_ansi=render.render_ansi,
     render_rgb=render.render_rgb,
     agents=AGENTS,
+    setup=setup,
     step_info=step_info,
     vector_info=vector_info,
     is_success=is_success,

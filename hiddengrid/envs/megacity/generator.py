@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from hiddengrid.core.kernel import inline
 from hiddengrid.core.rng import below
 from hiddengrid.envs.megacity.constants import (
     CHANNEL_SPEED,
@@ -48,7 +48,7 @@ from hiddengrid.envs.megacity.constants import (
 )
 
 
-@njit(cache=True)
+@inline
 def seam_position(seams: np.ndarray, i: int, r: int, c: int) -> int:
     """How many seam cells lie upstream of (r, c) along its seam direction (0 at the source)."""
     d = seams[i, r, c]
@@ -62,7 +62,7 @@ def seam_position(seams: np.ndarray, i: int, r: int, c: int) -> int:
     return k
 
 
-@njit(cache=True)
+@inline
 def draw_seams(rng: np.ndarray, i: int, seams: np.ndarray) -> None:
     seams[i, :, :] = 0
     count = MIN_SEAMS + below(rng, i, MAX_SEAMS - MIN_SEAMS + 1)
@@ -87,7 +87,7 @@ def draw_seams(rng: np.ndarray, i: int, seams: np.ndarray) -> None:
                 seams[i, r, c] = d
 
 
-@njit(cache=True)
+@inline
 def draw_fault(rng: np.ndarray, i: int, seams: np.ndarray, faults: np.ndarray) -> None:
     while True:
         faults[i, :, :] = 0
@@ -110,7 +110,7 @@ def draw_fault(rng: np.ndarray, i: int, seams: np.ndarray, faults: np.ndarray) -
             return
 
 
-@njit(cache=True)
+@inline
 def draw_stress(rng: np.ndarray, i: int, seams, faults, stress0) -> None:
     heavy = 1 + below(rng, i, 4)  # the heavy edge: stress rises towards it
     for r in range(GRID):
@@ -138,13 +138,13 @@ def draw_stress(rng: np.ndarray, i: int, seams, faults, stress0) -> None:
             stress0[i, r, c] = min(s, STRESS_MAX)
 
 
-@njit(cache=True)
+@inline
 def draw_airflow(rng: np.ndarray, i: int, faults, airflow0) -> None:
     prevailing = 1 + below(rng, i, 4)
     channel = below(rng, i, GRID)
     for r in range(GRID):
         for c in range(GRID):
-            along_rows = prevailing == EAST or prevailing == WEST
+            along_rows = prevailing in (EAST, WEST)
             in_channel = (r == channel) if along_rows else (c == channel)
             speed = CHANNEL_SPEED if in_channel else 1
             if faults[i, r, c] != 0:
@@ -153,7 +153,7 @@ def draw_airflow(rng: np.ndarray, i: int, faults, airflow0) -> None:
             airflow0[i, r, c, 1] = speed * DIR_COL[prevailing]
 
 
-@njit(cache=True)
+@inline
 def draw_scenario(rng, i, seams, faults, stress0, airflow0) -> None:
     """Seams, then the fault line, then the stress map, then the airflow field."""
     draw_seams(rng, i, seams)
@@ -203,8 +203,9 @@ def validate_scenario(scenario: Mapping[str, Any], config: Mapping[str, Any]) ->
     seams = _int_array(scenario["seams"], "seams", (GRID, GRID), 0, 4)
     faults = _int_array(scenario["faults"], "faults", (GRID, GRID), 0, 1)
     stress = _int_array(scenario["stress"], "stress", (GRID, GRID), 0, STRESS_MAX)
-    airflow = _int_array(scenario["airflow"], "airflow", (GRID, GRID, 2), -CHANNEL_SPEED,
-                         CHANNEL_SPEED)
+    airflow = _int_array(
+        scenario["airflow"], "airflow", (GRID, GRID, 2), -CHANNEL_SPEED, CHANNEL_SPEED
+    )
     both = np.argwhere((seams != 0) & (faults != 0))
     if len(both):
         raise ValueError(

@@ -30,7 +30,7 @@ LEGEND = (
 
 
 def _metric_bar(name: str, value: int, low: int, high: int, width: int = 20) -> str:
-    filled = int(round(width * (min(max(value, low), high) - low) / (high - low)))
+    filled = round(width * (min(max(value, low), high) - low) / (high - low))
     return f"{name:<10}[{'#' * filled}{'-' * (width - filled)}] {value}"
 
 
@@ -42,7 +42,9 @@ def _status(batch: Batch, i: int) -> list[str]:
         _metric_bar("air", int(batch["air"][i]), 0, 100) + f" (> {AIR_OK})",
         _metric_bar("power", int(batch["power"][i]), 0, POWER_MAX) + " (>= 0)",
         "research "
-        + " ".join(f"{n} {int(s)}/3" for n, s in zip(RULE_NAMES, batch["research"][i], strict=True)),
+        + " ".join(
+            f"{n} {int(s)}/3" for n, s in zip(RULE_NAMES, batch["research"][i], strict=True)
+        ),
     ]
     if batch.done[i] or batch.terminated[i]:
         lines.append(f"outcome {batch.outcome_name(i)}  reward {batch.reward[i]:g}")
@@ -136,13 +138,15 @@ def render_rgb(batch: Batch, i: int) -> np.ndarray:
                 pad = 14
                 color = (CHAMBER, CHAMBER, CORE, DISTRICT)[kind]
                 draw.fill_rect(img, top + pad, left + pad, TILE - 2 * pad, TILE - 2 * pad, color)
-                draw.outline_rect(img, top + pad, left + pad, TILE - 2 * pad, TILE - 2 * pad,
-                                  INK, 2)
+                draw.outline_rect(
+                    img, top + pad, left + pad, TILE - 2 * pad, TILE - 2 * pad, INK, 2
+                )
                 if kind == 3:  # windows
                     for wy in (0, 1):
                         for wx in (0, 1):
-                            draw.fill_rect(img, top + 22 + 16 * wy, left + 22 + 16 * wx, 8, 8,
-                                           (250, 230, 120))
+                            draw.fill_rect(
+                                img, top + 22 + 16 * wy, left + 22 + 16 * wx, 8, 8, (250, 230, 120)
+                            )
             m = int(batch["supports"][i][r, c])
             if m:
                 draw.fill_rect(img, top + 3, left + 3, 16, 16, SUPPORT_COLORS[m])
@@ -152,12 +156,26 @@ def render_rgb(batch: Batch, i: int) -> np.ndarray:
                 for k in range(1, 5):
                     rr, cc = r + DIR_ROW[k], c + DIR_COL[k]
                     if 0 <= rr < GRID and 0 <= cc < GRID and conduits[rr, cc]:
-                        draw.draw_line(img, cy, cx, cy + DIR_ROW[k] * TILE / 2,
-                                       cx + DIR_COL[k] * TILE / 2, CONDUIT, 6)
+                        draw.draw_line(
+                            img,
+                            cy,
+                            cx,
+                            cy + DIR_ROW[k] * TILE / 2,
+                            cx + DIR_COL[k] * TILE / 2,
+                            CONDUIT,
+                            6,
+                        )
             v = int(batch["vents"][i][r, c])
             if v:
-                draw.arrow(img, cy + DIR_ROW[v] * 26, cx + DIR_COL[v] * 26, DIR_ROW[v],
-                           DIR_COL[v], 9, SHAFT)
+                draw.arrow(
+                    img,
+                    cy + DIR_ROW[v] * 26,
+                    cx + DIR_COL[v] * 26,
+                    DIR_ROW[v],
+                    DIR_COL[v],
+                    9,
+                    SHAFT,
+                )
             fr, fc = int(flow[r, c, 0]), int(flow[r, c, 1])
             if fr or fc:
                 speed = max(abs(fr), abs(fc))

@@ -6,9 +6,9 @@ runs as ordinary Python. Sub-env ``i`` of every array belongs to one episode.
 """
 
 import numpy as np
-from numba import njit
 
 from hiddengrid.core.definition import Field
+from hiddengrid.core.kernel import inline, kernel
 from hiddengrid.envs.megacity.constants import (
     AIR_BASE_DEMAND,
     AIR_OK,
@@ -22,7 +22,9 @@ from hiddengrid.envs.megacity.constants import (
     COMPONENT_OF_RULE,
     CONDUIT_AMPLIFY,
     CONDUIT_BASE,
+    CONDUIT_BITS,
     CONDUIT_COST_PER_CELL,
+    CONDUIT_LENGTH,
     CONDUIT_PATHS,
     CONDUITS,
     CORE,
@@ -145,18 +147,18 @@ FIELDS = (
 # --- the equations -----------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@inline
 def phase(step: int) -> int:
     """+1 for steps 0-7, 16-23, 32-39; -1 for steps 8-15, 24-31: the airflow reversal."""
     return 1 if (step // REVERSAL_PERIOD) % 2 == 0 else -1
 
 
-@njit(cache=True)
+@inline
 def inside(r: int, c: int) -> bool:
     return 0 <= r < GRID and 0 <= c < GRID
 
 
-@njit(cache=True)
+@inline
 def shear(i: int, r: int, c: int, seams: np.ndarray, damped: np.ndarray) -> int:
     """Sideways gravity: an open seam cell carries SEAM_SHEAR more, unless a conduit damps it."""
     if seams[i, r, c] != 0 and damped[i, r, c] == 0:
@@ -164,7 +166,7 @@ def shear(i: int, r: int, c: int, seams: np.ndarray, damped: np.ndarray) -> int:
     return 0
 
 
-@njit(cache=True)
+@inline
 def hold(i: int, r: int, c: int, seams: np.ndarray, supports: np.ndarray) -> int:
     """What an open cell carries: the rock span plus its support (rigid steel fails on seams)."""
     m = supports[i, r, c]
@@ -173,7 +175,7 @@ def hold(i: int, r: int, c: int, seams: np.ndarray, supports: np.ndarray) -> int
     return ROCK_SPAN + HOLD_OFF_SEAM[m]
 
 
-@njit(cache=True)
+@inline
 def overload(i, r, c, cells, supports, stress, seams, damped) -> int:
     """max(0, stress + shear - hold) for an open cell; rock never overloads."""
     if cells[i, r, c] == ROCK:
@@ -181,7 +183,7 @@ def overload(i, r, c, cells, supports, stress, seams, damped) -> int:
     return max(0, stress[i, r, c] + shear(i, r, c, seams, damped) - hold(i, r, c, seams, supports))
 
 
-@njit(cache=True)
+@inline
 def integrity_change(total_overload: int) -> int:
     """-ceil(total / DAMAGE_DIVISOR); with no overload the rock settles: +SETTLING."""
     if total_overload == 0:
@@ -189,7 +191,7 @@ def integrity_change(total_overload: int) -> int:
     return -((total_overload + DAMAGE_DIVISOR - 1) // DAMAGE_DIVISOR)
 
 
-@njit(cache=True)
+@inline
 def flow(i, r, c, k, step, airflow0, vents) -> int:
     """Component k (0 row, 1 col) of the airflow now: phase * base + the shaft's own draft."""
     v = phase(step) * airflow0[i, r, c, k]
@@ -199,7 +201,7 @@ def flow(i, r, c, k, step, airflow0, vents) -> int:
     return v
 
 
-@njit(cache=True)
+@inline
 def shaft_supply(i, r, c, step, airflow0, vents, baffled) -> int:
     """Air a shaft draws: the current along its direction, max(0, .); baffled: |.|."""
     d = vents[i, r, c]
@@ -212,7 +214,7 @@ def shaft_supply(i, r, c, step, airflow0, vents, baffled) -> int:
     return max(0, along)
 
 
-@njit(cache=True)
+@inline
 def air_change(i, step, airflow0, vents, research, districts) -> int:
     """Supply of every shaft minus AIR_BASE_DEMAND minus AIR_PER_DISTRICT per district."""
     baffled = research[i, AIRFLOW] >= DECODED
@@ -223,18 +225,17 @@ def air_change(i, step, airflow0, vents, research, districts) -> int:
     return supply - AIR_BASE_DEMAND - AIR_PER_DISTRICT * districts[i]
 
 
-@njit(cache=True)
+@inline
 def power_change(i, faults, conduits, districts) -> int:
     """POWER_INCOME + FAULT_TAP per conduit cell on a fault - DISTRICT_UPKEEP per district."""
     taps = 0
     for r in range(GRID):
         for c in range(GRID):
-            if conduits[i, r, c] != 0 and faults[i, r, c] != 0:
-                taps += 1
+            taps += conduits[i, r, c] & faults[i, r, c]  # both 0/1
     return POWER_INCOME + FAULT_TAP * taps - DISTRICT_UPKEEP * districts[i]
 
 
-@njit(cache=True)
+@inline
 def ventilated(i: int, r: int, c: int, vents: np.ndarray) -> bool:
     """A shaft within Manhattan distance VENT_REACH of the cell."""
     for rr in range(max(0, r - VENT_REACH), min(GRID, r + VENT_REACH + 1)):
@@ -244,12 +245,12 @@ def ventilated(i: int, r: int, c: int, vents: np.ndarray) -> bool:
     return False
 
 
-@njit(cache=True)
+@inline
 def add_stress(i: int, r: int, c: int, delta: int, stress: np.ndarray) -> None:
     stress[i, r, c] = min(STRESS_MAX, max(0, stress[i, r, c] + delta))
 
 
-@njit(cache=True)
+@inline
 def excavate(i, r, c, cells, stress, seams, research) -> None:
     """Open the cell. Its load spills onto its 4 neighbours (+EXCAVATION_SPILL each, none with
     relief blasting); on a seam, every seam cell downstream is unloaded by SEAM_RELIEF."""
@@ -268,7 +269,7 @@ def excavate(i, r, c, cells, stress, seams, research) -> None:
             cc += DIR_COL[d]
 
 
-@njit(cache=True)
+@inline
 def lay_conduit_cell(i, r, c, conduits, stress, seams, faults, damped, research) -> None:
     """A conduit cell on a fault loads its cell and 4 neighbours by CONDUIT_AMPLIFY (not when
     shielded); on a seam it damps the sideways gravity of its cell and every cell downstream."""
@@ -288,7 +289,7 @@ def lay_conduit_cell(i, r, c, conduits, stress, seams, faults, damped, research)
             cc += DIR_COL[d]
 
 
-@njit(cache=True)
+@inline
 def action_cost(action: int) -> int:
     """Power an action costs."""
     if action < SUPPORT_BASE:
@@ -298,9 +299,7 @@ def action_cost(action: int) -> int:
     if action < CONDUIT_BASE:
         return VENT_COST
     if action < BUILD_BASE:
-        p = action - CONDUIT_BASE
-        n = 1 + (CONDUIT_PATHS[p, 1] >= 0) + (CONDUIT_PATHS[p, 2] >= 0)
-        return CONDUIT_COST_PER_CELL * n
+        return CONDUIT_COST_PER_CELL * CONDUIT_LENGTH[action - CONDUIT_BASE]
     if action < RESEARCH_BASE:
         return BUILD_COST
     if action < WAIT:
@@ -313,7 +312,7 @@ def action_cost(action: int) -> int:
 # --- observation and mask ----------------------------------------------------------------------
 
 
-@njit(cache=True)
+@inline
 def write_observation(
     i, seams, faults, airflow0, vents, stress, step, research, scanned,
     view_stress, airflow, view_seams, view_faults,
@@ -338,12 +337,15 @@ def write_observation(
             view_faults[i, r, c] = faults[i, r, c] if scanned[i] != 0 else -1
 
 
-@njit(cache=True)
+@inline
 def write_mask(i, cells, supports, vents, conduits, power, research, components, mask) -> None:
     p = power[i]
+    laid = 0  # bit k: cell k holds a conduit
     for k in range(NUM_CELLS):
         r = k // GRID
         c = k % GRID
+        if conduits[i, r, c] != 0:
+            laid |= 1 << k
         is_rock = cells[i, r, c] == ROCK
         mask[i, EXCAVATE_BASE + k] = is_rock and p >= EXCAVATE_COST
         for m in range(1, NUM_MATERIALS + 1):
@@ -358,15 +360,9 @@ def write_mask(i, cells, supports, vents, conduits, power, research, components,
             mask[i, VENT_BASE + 4 * k + d] = can_vent
         mask[i, BUILD_BASE + k] = cells[i, r, c] == CHAMBER and p >= BUILD_COST
     for q in range(NUM_CONDUIT_PATHS):
-        ok = True
-        n = 0
-        for j in range(3):
-            cell = CONDUIT_PATHS[q, j]
-            if cell >= 0:
-                n += 1
-                if conduits[i, cell // GRID, cell % GRID] != 0:
-                    ok = False
-        mask[i, CONDUIT_BASE + q] = ok and p >= CONDUIT_COST_PER_CELL * n
+        mask[i, CONDUIT_BASE + q] = (CONDUIT_BITS[q] & laid) == 0 and (
+            p >= CONDUIT_COST_PER_CELL * CONDUIT_LENGTH[q]
+        )
     for k in range(NUM_RULES):
         mask[i, RESEARCH_BASE + k] = research[i, k] < DECODED and p >= RESEARCH_COST
     mask[i, WAIT] = True
@@ -376,30 +372,35 @@ def write_mask(i, cells, supports, vents, conduits, power, research, components,
 # --- episode start and one step ----------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel
 def start_episode(
     i, seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
     step, integrity, air, power, districts, research, components, scanned, power_paid,
     view_stress, airflow, view_seams, view_faults, terms, mask,
 ) -> None:  # fmt: skip
-    cells[i] = ROCK
-    supports[i] = 0
-    vents[i] = 0
-    conduits[i] = 0
-    damped[i] = 0
-    stress[i] = stress0[i]
+    for r in range(GRID):
+        for c in range(GRID):
+            cells[i, r, c] = ROCK
+            supports[i, r, c] = 0
+            vents[i, r, c] = 0
+            conduits[i, r, c] = 0
+            damped[i, r, c] = 0
+            stress[i, r, c] = stress0[i, r, c]
     step[i] = 0
     integrity[i] = INTEGRITY_START
     air[i] = AIR_START
     power[i] = POWER_START
     districts[i] = 0
-    research[i] = 0
-    components[i] = 0
+    for k in range(NUM_RULES):
+        research[i, k] = 0
+    for k in range(NUM_COMPONENTS):
+        components[i, k] = 0
     components[i, TIMBER - 1] = 1
     components[i, STEEL - 1] = 1
     scanned[i] = 0
     power_paid[i] = 0
-    terms[i] = 0.0
+    for k in range(NUM_TERMS):
+        terms[i, k] = 0.0
     write_observation(
         i, seams, faults, airflow0, vents, stress, step, research, scanned,
         view_stress, airflow, view_seams, view_faults,
@@ -407,7 +408,7 @@ def start_episode(
     write_mask(i, cells, supports, vents, conduits, power, research, components, mask)
 
 
-@njit(cache=True)
+@inline
 def apply_action(
     i, action, seams, faults, cells, supports, vents, conduits, stress, damped,
     power, research, components, scanned,
@@ -446,7 +447,7 @@ def apply_action(
     return 0
 
 
-@njit(cache=True)
+@inline
 def step_one(
     i, action, outcome, reward, terminated,
     seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
@@ -463,28 +464,24 @@ def step_one(
         i, action, seams, faults, cells, supports, vents, conduits, stress, damped,
         power, research, components, scanned,
     )  # fmt: skip
-    # 2. structure
+    # 2. structure; cores that carry their load and have a shaft within reach activate
     total = 0
-    for r in range(GRID):
-        for c in range(GRID):
-            total += overload(i, r, c, cells, supports, stress, seams, damped)
-    integrity[i] = min(INTEGRITY_START, max(0, integrity[i] + integrity_change(total)))
-    # 3. air (the airflow the agent saw before acting), 4. power
-    air[i] = min(100, max(0, air[i] + air_change(i, step[i], airflow0, vents, research,
-                                                districts)))
-    power[i] = min(POWER_MAX, max(POWER_MIN, power[i] + power_change(i, faults, conduits,
-                                                                     districts)))
-    # 5. cores activate when they carry their load and have a shaft within reach
     activated = 0
     for r in range(GRID):
         for c in range(GRID):
-            if (
-                cells[i, r, c] == CORE
-                and overload(i, r, c, cells, supports, stress, seams, damped) == 0
-                and ventilated(i, r, c, vents)
-            ):
-                cells[i, r, c] = DISTRICT
-                activated += 1
+            if cells[i, r, c] != ROCK:
+                o = overload(i, r, c, cells, supports, stress, seams, damped)
+                total += o
+                if cells[i, r, c] == CORE and o == 0 and ventilated(i, r, c, vents):
+                    cells[i, r, c] = DISTRICT
+                    activated += 1
+    integrity[i] = min(INTEGRITY_START, max(0, integrity[i] + integrity_change(total)))
+    # 3. air (the airflow the agent saw before acting), 4. power
+    air[i] = min(100, max(0, air[i] + air_change(i, step[i], airflow0, vents, research, districts)))
+    power[i] = min(
+        POWER_MAX, max(POWER_MIN, power[i] + power_change(i, faults, conduits, districts))
+    )
+    # 5. the districts activated this step count from now on (they breathe from the next step)
     districts[i] += activated
     step[i] += 1
     # 6. rewards (SPEC section 6)
@@ -527,14 +524,12 @@ def step_one(
     write_mask(i, cells, supports, vents, conduits, power, research, components, mask)
 
 
-@njit(cache=True)
+@inline
 def is_victory(districts: int, integrity: int, air: int, power: int) -> bool:
-    return (
-        districts >= DISTRICT_GOAL and integrity > INTEGRITY_OK and air > AIR_OK and power >= 0
-    )
+    return districts >= DISTRICT_GOAL and integrity > INTEGRITY_OK and air > AIR_OK and power >= 0
 
 
-@njit(cache=True)
+@kernel
 def reset_all(
     rng, done, outcome,
     seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
@@ -552,7 +547,7 @@ def reset_all(
         outcome[i] = RUNNING
 
 
-@njit(cache=True)
+@kernel
 def step_all(
     actions, rng, done, outcome, reward, terminated,
     seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,

@@ -159,8 +159,10 @@ def observation_text(obs: Mapping[str, Any], config: Mapping[str, Any]) -> str:
         *city_lines(cells, obs["supports"], obs["vents"], obs["conduits"], obs["stress"]),
     ]
     flow = [
-        [_arrow(airflow[r, c, 0], airflow[r, c, 1]) + str(int(max(abs(airflow[r, c]))))
-         for c in range(GRID)]
+        [
+            _arrow(airflow[r, c, 0], airflow[r, c, 1]) + str(int(max(abs(airflow[r, c]))))
+            for c in range(GRID)
+        ]
         for r in range(GRID)
     ]
     out += map_lines("Airflow now (direction, speed)", flow)
@@ -220,9 +222,7 @@ def legal_actions_text(
             key = f"{kind} (r,c) for"
             groups.setdefault(key, []).append(_cells_text([action[1]]))
         elif kind == "support":
-            groups.setdefault(f"support {action[1]} (r,c) for", []).append(
-                _cells_text([action[2]])
-            )
+            groups.setdefault(f"support {action[1]} (r,c) for", []).append(_cells_text([action[2]]))
         elif kind == "vent":
             key = "vent (r,c) north|east|south|west for"
             cell = _cells_text([action[1]])
@@ -308,9 +308,7 @@ _EXAMPLES = {
 }
 
 
-def parse_action(
-    text: object, config: Mapping[str, Any], mask: np.ndarray | None = None
-) -> int:
+def parse_action(text: object, config: Mapping[str, Any], mask: np.ndarray | None = None) -> int:
     """The action id ``text`` names, exactly; with ``mask``, it must also be legal now."""
     s = normalize(text)
     if re.fullmatch(r"\d+", s):

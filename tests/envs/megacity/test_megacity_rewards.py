@@ -79,7 +79,7 @@ def test_district_term_per_activation() -> None:
     act(env, "support", "steel", (1, 1))
     _, _, *_, info = act(env, "build", (1, 2))  # no shaft yet: two cores wait
     assert info["reward_terms"]["district"] == 0.0
-    _, r, *_, info = act(env, "vent", (1, 2), "north")  # both activate at once
+    _, _r, *_, info = act(env, "vent", (1, 2), "north")  # both activate at once
     assert info["reward_terms"]["district"] == 10.0
     assert info["metrics"]["districts"] == 2
 
@@ -109,7 +109,7 @@ def test_research_pays_4_once_per_rule() -> None:
     total = 0.0
     for rule in ("gravity", "load", "airflow", "conduits"):
         for stage in (1, 2, 3):
-            _, r, *_, info = act(env, "research", rule)
+            _, _r, *_, info = act(env, "research", rule)
             assert info["reward_terms"]["research"] == (4.0 if stage == 3 else 0.0)
             total += info["reward_terms"]["research"]
     assert total == 16.0

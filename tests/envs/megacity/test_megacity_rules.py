@@ -53,8 +53,10 @@ def test_example_2_materials_respond_differently_to_sideways_gravity() -> None:
     act(env, "excavate", (2, 2))
     act(env, "support", "steel", (2, 2))
     f = env.unwrapped.batch.fields
-    assert rules.overload(0, 2, 2, f["cells"], f["supports"], f["stress"], f["seams"],
-                          f["damped"]) == 0
+    assert (
+        rules.overload(0, 2, 2, f["cells"], f["supports"], f["stress"], f["seams"], f["damped"])
+        == 0
+    )
     # The anchor (gravity decoded) holds 34 + 40 = 74 on the seam as well.
     env = make_env(seam)
     for _ in range(3):
@@ -63,8 +65,10 @@ def test_example_2_materials_respond_differently_to_sideways_gravity() -> None:
     act(env, "excavate", (2, 2))
     act(env, "support", "anchor", (2, 2))
     f = env.unwrapped.batch.fields
-    assert rules.overload(0, 2, 2, f["cells"], f["supports"], f["stress"], f["seams"],
-                          f["damped"]) == 0
+    assert (
+        rules.overload(0, 2, 2, f["cells"], f["supports"], f["stress"], f["seams"], f["damped"])
+        == 0
+    )
 
 
 def test_example_3_excavating_relieves_stress_far_away_along_a_seam() -> None:

@@ -1,0 +1,147 @@
+"""The hidden geology: invariants over thousands of seeds, and scenario checks."""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from helpers import make_vec
+from mc_helpers import ENV_ID, flat_scenario, make_env
+
+from hiddengrid.envs.megacity.constants import (
+    CHANNEL_SPEED,
+    FAULT_LOAD,
+    OVERBURDEN_STEP,
+    SEAM_LOAD_STEP,
+    STRESS_BASE,
+    STRESS_NOISE,
+)
+from hiddengrid.envs.megacity.generator import validate_scenario
+
+
+@pytest.fixture(scope="module")
+def geology() -> dict[str, np.ndarray]:
+    venv = make_vec(ENV_ID, 5000)
+    venv.reset(seed=123)
+    b = venv.unwrapped.batch
+    return {k: b[k].astype(int) for k in ("seams", "faults", "stress0", "airflow0")}
+
+
+def test_seams_are_one_or_two_full_lines_pulling_along_themselves(geology) -> None:
+    sizes = set()
+    for seams in geology["seams"]:
+        rows = [r for r in range(5) if (seams[r] != 0).all()]
+        cols = [c for c in range(5) if (seams[:, c] != 0).all()]
+        assert 1 <= len(rows) + len(cols) <= 2
+        covered = np.zeros((5, 5), dtype=bool)
+        for r in rows:
+            covered[r] = True
+            # a row pulls east (2) or west (4), the same way along it (a crossing cell keeps
+            # the first seam's pull)
+            assert len({v for v in seams[r] if v in (2, 4)}) == 1
+        for c in cols:
+            covered[:, c] = True
+            assert len({v for v in seams[:, c] if v in (1, 3)}) == 1
+        assert np.array_equal(seams != 0, covered)
+        sizes.add(int((seams != 0).sum()))
+    assert sizes == {5, 9, 10}  # one seam; two crossing; two parallel
+
+
+def test_fault_is_a_short_diagonal_off_the_seams(geology) -> None:
+    for seams, faults in zip(geology["seams"], geology["faults"], strict=True):
+        cells = np.argwhere(faults == 1)
+        assert 2 <= len(cells) <= 4
+        assert not ((faults == 1) & (seams != 0)).any()
+        d = cells[1:] - cells[:-1]
+        # consecutive fault cells share one diagonal direction (a seam may cut one cell out)
+        steps = {(int(np.sign(a)), int(np.sign(b))) for a, b in d}
+        assert len(steps) == 1 and all(abs(a) == abs(b) for a, b in d)
+
+
+def test_stress_has_geological_structure(geology) -> None:
+    stress, faults, seams = geology["stress0"], geology["faults"], geology["seams"]
+    assert stress.min() >= STRESS_BASE and stress.max() <= 100
+    assert (stress[faults == 1] >= STRESS_BASE + FAULT_LOAD).all()
+    # seam load accumulates downstream: the last seam cell beats the first by 4 steps
+    # of seam load, up to the overburden and the noise
+    n_checked = 0
+    for k in range(len(stress)):
+        for r in range(5):
+            row = seams[k, r]
+            if (row == 2).all() and not faults[k, r].any():
+                diff = stress[k, r, 4] - stress[k, r, 0]
+                assert diff >= 4 * SEAM_LOAD_STEP - 4 * OVERBURDEN_STEP - STRESS_NOISE - 8
+                n_checked += 1
+    assert n_checked > 100
+    # structure, not noise: neighbouring cells are far more alike than random pairs
+    flat = stress.reshape(len(stress), -1)
+    near = np.abs(stress[:, :, 1:] - stress[:, :, :-1]).mean()
+    far = np.abs(flat - np.roll(flat, 1, axis=0)).mean()
+    assert near < far
+
+
+def test_airflow_is_one_prevailing_current_with_a_channel(geology) -> None:
+    for faults, flow in zip(geology["faults"], geology["airflow0"], strict=True):
+        speed = np.abs(flow).max(axis=2)
+        assert (speed[faults == 1] == 0).all()
+        assert set(np.unique(speed[faults == 0])) <= {1, CHANNEL_SPEED}
+        directions = {tuple(np.sign(v)) for v in flow.reshape(-1, 2) if v.any()}
+        assert len(directions) == 1
+        ((dr, dc),) = directions
+        assert abs(dr) + abs(dc) == 1
+        fast = np.argwhere(speed == CHANNEL_SPEED)
+        axis = 0 if dc != 0 else 1  # east/west currents run in a row
+        assert len({int(x) for x in fast[:, axis]}) == 1
+
+
+def test_every_seed_gives_a_winnable_layout_for_the_oracle() -> None:
+    from hiddengrid.core.evaluate import run_episodes
+
+    r = run_episodes(ENV_ID, "oracle", 256, seed=77, batch_size=256)
+    assert r.success_rate >= 0.9
+
+
+def test_scenario_round_trip_and_json(geology) -> None:
+    env = gym.make(ENV_ID)
+    env.reset(seed=5)
+    scenario = env.unwrapped.scenario
+    assert json.loads(json.dumps(scenario)) == scenario
+    arrays = validate_scenario(scenario, {})
+    assert set(arrays) == {"seams", "faults", "stress0", "airflow0"}
+    other = make_env(scenario)
+    assert other.unwrapped.scenario == scenario
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("seams", [[0] * 5] * 4, "seams"),
+        ("seams", [[7] * 5] * 5, "seams"),
+        ("faults", [[2] * 5] * 5, "faults"),
+        ("stress", [[101] * 5] * 5, "stress"),
+        ("stress", [[1.5] * 5] * 5, "stress"),
+        ("airflow", [[[3, 0]] * 5] * 5, "airflow"),
+        ("airflow", [[0] * 5] * 5, "airflow"),
+    ],
+)
+def test_bad_scenarios_name_the_field(field, value, message) -> None:
+    scenario = flat_scenario()
+    scenario[field] = value
+    with pytest.raises(ValueError, match=message):
+        validate_scenario(scenario, {})
+
+
+def test_a_cell_cannot_be_seam_and_fault() -> None:
+    scenario = flat_scenario()
+    scenario["seams"][1][1] = 2
+    scenario["faults"][1][1] = 1
+    with pytest.raises(ValueError, match="faults"):
+        validate_scenario(scenario, {})
+    env = make_env()
+    before = env.unwrapped.batch.snapshot()
+    with pytest.raises(ValueError):
+        env.reset(options={"scenario": scenario})
+    after = env.unwrapped.batch.snapshot()
+    assert all(np.array_equal(before[k], after[k]) for k in before)
