@@ -42,22 +42,18 @@ def _int_array(x: object) -> np.ndarray | None:
 
 def check_single_action(space: spaces.Space, action: object) -> np.ndarray:
     """Returns ``action`` as a batch of one (``int64``), or raises ``ValueError``."""
-    bad = f"invalid action {action!r}: expected {_describe(space)}"
     if isinstance(space, spaces.Discrete):
-        if not _is_int_scalar(action):
-            raise ValueError(bad)
-        value = int(action)  # type: ignore[call-overload]
-        if not 0 <= value < int(space.n):
-            raise ValueError(bad)
-        return np.array([value], dtype=np.int64)
-    if isinstance(space, spaces.MultiDiscrete):
+        if _is_int_scalar(action) and 0 <= int(action) < int(space.n):  # type: ignore[call-overload]
+            return np.array([int(action)], dtype=np.int64)  # type: ignore[call-overload]
+    elif isinstance(space, spaces.MultiDiscrete):
         arr = _int_array(action)
-        if arr is None or arr.shape != space.nvec.shape:
-            raise ValueError(bad)
-        if np.any(arr < 0) or np.any(arr >= space.nvec):
-            raise ValueError(bad)
-        return arr.astype(np.int64)[None]
-    raise TypeError(f"unsupported action space {space}")
+        fits = arr is not None and arr.shape == space.nvec.shape
+        if fits and not (np.any(arr < 0) or np.any(arr >= space.nvec)):
+            return arr.astype(np.int64)[None]
+    else:
+        raise TypeError(f"unsupported action space {space}")
+    # The message is built only here: formatting an array costs more than a whole step.
+    raise ValueError(f"invalid action {action!r}: expected {_describe(space)}")
 
 
 def check_batch_actions(space: spaces.Space, actions: object, n: int) -> np.ndarray:

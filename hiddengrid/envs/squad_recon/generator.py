@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from hiddengrid.core.kernel import inline
 from hiddengrid.core.rng import below
 from hiddengrid.envs.squad_recon.constants import (
     CAMP_MIN_DISTANCE,
@@ -55,7 +55,7 @@ MAX_BARRIERS = 40
 MAX_PATCHES = 400
 
 
-@njit(cache=True)
+@inline
 def _is_open(terrain: np.ndarray, i: int, r: int, c: int, skip_r: int, skip_c: int) -> bool:
     """Open ground on the grid, not the cell ``(skip_r, skip_c)`` (a camp already placed)."""
     if r < 0 or r >= GRID_SIZE or c < 0 or c >= GRID_SIZE:
@@ -85,7 +85,7 @@ def _ring_table() -> np.ndarray:
 RING_OK = _ring_table()  # (256,)
 
 
-@njit(cache=True)
+@inline
 def blocking_keeps_open_connected(
     terrain: np.ndarray, i: int, r: int, c: int, skip_r: int, skip_c: int
 ) -> bool:
@@ -98,12 +98,12 @@ def blocking_keeps_open_connected(
     return RING_OK[bits]
 
 
-@njit(cache=True)
+@inline
 def _in_safe_corner(r: int, c: int) -> bool:
     return SAFE_ROWS[0] <= r <= SAFE_ROWS[1] and SAFE_COLS[0] <= c <= SAFE_COLS[1]
 
 
-@njit(cache=True)
+@inline
 def _try_block(terrain: np.ndarray, i: int, r: int, c: int, kind: int) -> bool:
     if r < 0 or r >= GRID_SIZE or c < 0 or c >= GRID_SIZE or _in_safe_corner(r, c):
         return False
@@ -113,7 +113,7 @@ def _try_block(terrain: np.ndarray, i: int, r: int, c: int, kind: int) -> bool:
     return True
 
 
-@njit(cache=True)
+@inline
 def draw_barrier(rng: np.ndarray, i: int, terrain: np.ndarray, budget: int) -> int:
     """One straight partial wall of 5..12 cells on row or column 2..12 with a 1-2 cell gap.
 
@@ -146,7 +146,7 @@ def draw_barrier(rng: np.ndarray, i: int, terrain: np.ndarray, budget: int) -> i
     return placed
 
 
-@njit(cache=True)
+@inline
 def draw_forest_patch(rng: np.ndarray, i: int, terrain: np.ndarray, budget: int) -> int:
     """A patch of 3..8 forest cells grown by a random walk from a uniform cell."""
     size = 3 + below(rng, i, 6)
@@ -168,11 +168,13 @@ def draw_forest_patch(rng: np.ndarray, i: int, terrain: np.ndarray, budget: int)
     return placed
 
 
-@njit(cache=True)
+@inline
 def draw_terrain(rng: np.ndarray, i: int, terrain: np.ndarray) -> None:
     """Barriers, then forest patches, until exactly the drawn number of cells is blocked."""
     while True:
-        terrain[i, :, :] = OPEN
+        for r in range(GRID_SIZE):
+            for c in range(GRID_SIZE):
+                terrain[i, r, c] = OPEN
         target = MIN_BLOCKED + below(rng, i, MAX_BLOCKED - MIN_BLOCKED + 1)
         walls = target * (MIN_WALL_PERCENT + below(rng, i, WALL_PERCENT_RANGE)) // 100
         blocked = 0
@@ -188,7 +190,7 @@ def draw_terrain(rng: np.ndarray, i: int, terrain: np.ndarray) -> None:
             return
 
 
-@njit(cache=True)
+@inline
 def seen_from_start(terrain: np.ndarray, i: int, r: int, c: int) -> bool:
     for k in range(NUM_SQUADS):
         if sees(terrain, i, SQUAD_STARTS[k, 0], SQUAD_STARTS[k, 1], r, c):
@@ -196,7 +198,7 @@ def seen_from_start(terrain: np.ndarray, i: int, r: int, c: int) -> bool:
     return False
 
 
-@njit(cache=True)
+@inline
 def _open_neighbours(terrain: np.ndarray, i: int, r: int, c: int, skip_r: int, skip_c: int) -> int:
     count = 0
     for d in range(4):
@@ -205,7 +207,7 @@ def _open_neighbours(terrain: np.ndarray, i: int, r: int, c: int, skip_r: int, s
     return count
 
 
-@njit(cache=True)
+@inline
 def draw_camps(rng: np.ndarray, i: int, terrain: np.ndarray, camps: np.ndarray) -> None:
     """Two camps on distinct open cells far from the start, hidden from it, cutting nothing."""
     start_r = SQUAD_STARTS[0, 0]
@@ -243,7 +245,7 @@ def draw_camps(rng: np.ndarray, i: int, terrain: np.ndarray, camps: np.ndarray) 
         )
 
 
-@njit(cache=True)
+@inline
 def draw_scenario(
     rng: np.ndarray, i: int, terrain: np.ndarray, start_squads: np.ndarray, camps: np.ndarray
 ) -> None:

@@ -8,9 +8,9 @@ order; (3) ``sensor_sweep``: sight and memory; (4) the budget and the end of the
 """
 
 import numpy as np
-from numba import njit
 
 from hiddengrid.core.definition import Field
+from hiddengrid.core.kernel import inline, kernel
 from hiddengrid.envs.squad_recon.constants import (
     ALIVE,
     ATTACK,
@@ -58,7 +58,7 @@ FIELDS = (
 # --- (1) moves -----------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@inline
 def blocks_movement(terrain, camps, camp_status, i, r, c) -> bool:
     """Off the grid, a wall, forest, or a camp not yet eliminated. Squads never block squads."""
     if r < 0 or r >= GRID_SIZE or c < 0 or c >= GRID_SIZE:
@@ -71,7 +71,7 @@ def blocks_movement(terrain, camps, camp_status, i, r, c) -> bool:
     return False
 
 
-@njit(cache=True)
+@inline
 def move_squads(i, actions, terrain, camps, camp_status, squads) -> None:
     """Every live squad with a move order steps one cell unless the target blocks movement.
 
@@ -95,7 +95,7 @@ def move_squads(i, actions, terrain, camps, camp_status, squads) -> None:
 # --- (2) attacks ---------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@inline
 def next_to(squads, camps, i, k, j) -> bool:
     """Live squad ``k`` stands at Manhattan distance 1 from camp ``j``."""
     return (
@@ -106,7 +106,7 @@ def next_to(squads, camps, i, k, j) -> bool:
     )
 
 
-@njit(cache=True)
+@inline
 def attack_enemy_camps(i, actions, camps, camp_status, squads, reward) -> None:
     """For each remaining camp in index order that a live attacking squad stands next to: the
     strengths of all live squads next to it (attacking or not) are totalled; more than the
@@ -137,13 +137,15 @@ def attack_enemy_camps(i, actions, camps, camp_status, squads, reward) -> None:
 # --- (3) sight -----------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@inline
 def sensor_sweep(i, terrain, camps, camp_status, squads, explored, visible) -> None:
     """Every live squad sees each cell of its 7x7 window (``sensor_radius`` 3) whose Bresenham
     line from the squad has no wall or forest strictly between (``window_in_sight`` in
     ``sight.py``, from lines computed once). Seen cells stay explored; a camp whose cell is seen
     is detected for good."""
-    visible[i, :, :] = 0
+    for r in range(GRID_SIZE):  # loops: a slice assignment costs more than the work here
+        for c in range(GRID_SIZE):
+            visible[i, r, c] = 0
     for k in range(NUM_SQUADS):
         if squads[i, k, ALIVE] == 0:
             continue
@@ -171,7 +173,7 @@ def sensor_sweep(i, terrain, camps, camp_status, squads, explored, visible) -> N
 # --- observation ---------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@inline
 def write_observation(i, camps, camp_status, squads, camps_view, progress, total_strength):
     """Camps: row, col, strength, status once detected (all zero before); progress; strength."""
     eliminated = 0
@@ -195,7 +197,7 @@ def write_observation(i, camps, camp_status, squads, camps_view, progress, total
 # --- episodes ------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel
 def start_episode(
     i,
     terrain,
@@ -217,13 +219,15 @@ def start_episode(
         squads[i, k, ALIVE] = 1
     for j in range(NUM_CAMPS):
         camp_status[i, j] = UNDETECTED
-    explored[i, :, :] = UNEXPLORED
+    for r in range(GRID_SIZE):
+        for c in range(GRID_SIZE):
+            explored[i, r, c] = UNEXPLORED
     steps_left[i] = STEP_BUDGET
     sensor_sweep(i, terrain, camps, camp_status, squads, explored, visible)
     write_observation(i, camps, camp_status, squads, camps_view, progress, total_strength)
 
 
-@njit(cache=True)
+@inline
 def step_one(
     i,
     actions,
@@ -264,7 +268,7 @@ def step_one(
     terminated[i] = True
 
 
-@njit(cache=True)
+@kernel
 def reset_all(
     rng,
     done,
@@ -291,7 +295,7 @@ def reset_all(
         outcome[i] = RUNNING
 
 
-@njit(cache=True)
+@kernel
 def step_all(
     actions,
     rng,

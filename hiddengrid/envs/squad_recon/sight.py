@@ -9,8 +9,8 @@ here, for the 49 offsets of the window, and the rules only look them up.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from hiddengrid.core.kernel import inline
 from hiddengrid.envs.squad_recon.constants import GRID_SIZE, OPEN, SENSOR_RADIUS, SENSOR_WIDTH
 
 
@@ -95,7 +95,7 @@ SHADOW, IN_GRID = _shadow_tables()
 INNER = SENSOR_RADIUS - 1
 
 
-@njit(cache=True)
+@inline
 def window_in_sight(terrain: np.ndarray, i: int, r0: int, c0: int) -> int:
     """Bit mask of the window offsets a squad on ``(r0, c0)`` sees (bit ``o`` = offset ``o``).
 
@@ -110,7 +110,7 @@ def window_in_sight(terrain: np.ndarray, i: int, r0: int, c0: int) -> int:
     return seen
 
 
-@njit(cache=True)
+@inline
 def line_is_clear(terrain: np.ndarray, i: int, r0: int, c0: int, o: int) -> bool:
     """True if no wall or forest lies strictly between ``(r0, c0)`` and the cell at offset ``o``.
 
@@ -122,7 +122,7 @@ def line_is_clear(terrain: np.ndarray, i: int, r0: int, c0: int, o: int) -> bool
     return True
 
 
-@njit(cache=True)
+@inline
 def sees(terrain: np.ndarray, i: int, r0: int, c0: int, r: int, c: int) -> bool:
     """True if a squad on ``(r0, c0)`` sees ``(r, c)`` (used by the generator and tests)."""
     dr = r - r0
