@@ -157,7 +157,80 @@ DEFINITION = EnvDefinition(
 
 
 class MegacityEnv(HiddenGridEnv):
-    """DOCSTRING"""
+    """Grow an underground city of six districts in 40 steps under physics it must discover.
+
+    ## Description
+    A 5x5 region of rock under a hidden geology drawn per episode: 1-2 mineral seams (full
+    rows or columns, each pulling sideways along itself), a short diagonal fault line (hidden
+    stress concentration, geothermal heat, sealed to air), a structured stress map (overburden
+    gradient, load accumulating downstream along seams, fault concentrations) and a
+    prevailing airflow with a faster draft channel. The city starts with 0 districts,
+    integrity 100, air 85, power 50. The physics (the same in every episode; equations in
+    ``rules.py`` and on the docs page ``hiddengrid/envs/megacity/README.md``): open cells
+    carry their stress plus a sideways shear on seams against the rock span plus their
+    support (steel is rigid and fails on seams); overload costs integrity; excavation spills
+    load onto neighbours but relieves every seam cell downstream; shafts draw air along the
+    current, which reverses every 8 steps; conduits on faults load the rock and tap power,
+    conduits on seams damp the shear downstream. A built core becomes a district once it
+    carries its load and has a shaft within one cell.
+
+    ## Action Space
+    ``Discrete(390)``; ``action_masks()`` / ``info["action_mask"]`` mark the legal ones (a
+    masked action raises ``ValueError``). Cell ``k = 5 * row + col``.
+
+    | ids     | action                 | encoding                                   | power  |
+    |---------|------------------------|--------------------------------------------|--------|
+    | 0-24    | excavate(cell)         | ``k``                                      | 3      |
+    | 25-99   | support(material, cell)| ``25 + 25 * m + k``; m: timber, steel, anchor | 2/3/3 |
+    | 100-199 | vent(cell, direction)  | ``100 + 4 * k + d``; d 0 N, 1 E, 2 S, 3 W  | 2      |
+    | 200-358 | conduit(path)          | ``200 + p``: 25 singles, 40 pairs, 94 triples | 1/cell |
+    | 359-383 | build(cell)            | ``359 + k``                                | 4      |
+    | 384-387 | research(rule)         | gravity, load, airflow, conduits           | 1      |
+    | 388     | wait                   |                                            | 0      |
+    | 389     | scan                   | diagnostic scan                            | 1      |
+
+    ``decode_action(i)`` returns e.g. ``("vent", (1, 2), "north")``; ``encode_action`` is its
+    inverse.
+
+    ## Observation
+    ``Dict``: ``"stress"`` int8 (5,5) as seen (fault concentrations hidden until a scan);
+    ``"airflow"`` int8 (5,5,2) current ``[row, col]`` vectors (with no shaft they flip sign
+    exactly at steps 8, 16, 24, 32); ``"cells"`` (0 rock, 1 chamber, 2 core, 3 district),
+    ``"supports"``, ``"vents"``, ``"conduits"`` int8 (5,5); ``"seams"`` int8 (5,5) (-1 unknown,
+    0 none, 5 seam, 1..4 its pull, revealed by gravity research); ``"faults"`` int8 (5,5) (-1
+    until a scan); ``"research"`` ``MultiDiscrete([4]*4)``; ``"components"`` ``MultiBinary(6)``
+    (timber, steel, anchor, relief_blasting, baffled_shafts, shielded_conduits);
+    ``"districts"`` ``Discrete(26)``; ``"integrity"``, ``"air"`` ``Discrete(101)``;
+    ``"power"`` ``Discrete(301, start=-100)``; ``"step"`` ``Discrete(41)``.
+
+    ## Rewards
+    +2 per integrity point gained, +1 per air point gained, +5 per district activated, +3 the
+    first time power > 80, +4 per rule decoded (research stage 3), +0.5 per step with
+    integrity > 80 and air > 60, -2 per integrity point below 80 and -1 per air point below 60
+    every step, +40 at step 40 with >= 6 districts, integrity > 80, air > 60, power >= 0, -40
+    on collapse or suffocation.
+
+    ## Termination
+    Integrity 0 (``"collapse"``) or air 0 (``"suffocation"``) ends the episode at once;
+    otherwise the 40th step ends it (``"success"`` or ``"timeout"``). Never truncated.
+
+    ## Info
+    ``"reward_terms"`` (integrity_gain, air_gain, district, power_milestone, research,
+    operation, victory, integrity_deficit, air_deficit, catastrophe; floats summing to the
+    reward), ``"metrics"`` (integrity, air, power, districts), ``"action_mask"``; at the end
+    ``"outcome"``. Reset info holds the same keys.
+
+    ## Arguments
+    ``render_mode``: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (needs pygame).
+
+    ## Scenario
+    ``{"seams": 5x5 of 0..4, "faults": 5x5 of 0/1, "stress": 5x5 of 0..100, "airflow": 5x5x2
+    of -2..2}``; a cell is not both seam and fault. Replay with
+    ``reset(options={"scenario": ...})``.
+
+    ## Registered Configurations
+    ``hiddengrid/Megacity-v0``
+    """
 
     definition = DEFINITION
 

@@ -130,6 +130,8 @@ def render_rgb(batch: Batch, i: int) -> np.ndarray:
                     draw.fill_rect(img, int(cy) - 5, left, 10, TILE, SEAM)
                 else:
                     draw.outline_rect(img, top + 2, left + 2, TILE - 4, TILE - 4, SEAM, 4)
+                if d <= 4:  # the pull, once known
+                    draw.arrow(img, top + 14, left + TILE - 14, DIR_ROW[d], DIR_COL[d], 9, SEAM)
             if faults[r, c] == 1:
                 draw.draw_line(img, top + 4, left + 4, top + TILE - 5, left + TILE - 5, FAULT, 4)
                 draw.draw_line(img, top + 4, left + TILE - 5, top + TILE - 5, left + 4, FAULT, 4)
