@@ -13,6 +13,42 @@ from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
+from numba import njit
+
+from hiddengrid.core.rng import below_from, seed_streams
+
+REJECTION_TRIES = 32
+
+
+@njit(cache=True)
+def masked_choice(masks: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
+    """A uniform legal action per row of ``masks`` (N, n), from each row's own stream.
+
+    Rejection sampling first (a few byte reads when many actions are legal), then an exact
+    scan for rows where few are: both are uniform over the legal actions.
+    """
+    n = masks.shape[1]
+    for i in range(masks.shape[0]):
+        state = rng[i]
+        chosen = -1
+        for _ in range(REJECTION_TRIES):
+            state, a = below_from(state, n)
+            if masks[i, a]:
+                chosen = a
+                break
+        if chosen < 0:
+            legal = 0
+            for a in range(n):
+                legal += masks[i, a]
+            state, k = below_from(state, max(legal, 1))
+            for a in range(n):
+                if masks[i, a]:
+                    if k == 0:
+                        chosen = a
+                        break
+                    k -= 1
+        rng[i] = state
+        out[i] = chosen
 
 
 class BatchAgent:
@@ -37,14 +73,24 @@ class RandomAgent(BatchAgent):
     """Uniform over the action space (over the legal actions where the env masks them)."""
 
     name = "random"
-    description = "uniform random actions"
+    description = "uniform random actions (over the legal ones where the env masks actions)"
 
     def __init__(self, env: Any, seed: int = 0) -> None:
         super().__init__(env, seed)
+        self.env = env
         self.space = env.single_action_space
         self.rng = np.random.default_rng(seed)
+        self.masked = hasattr(env, "action_masks")
+        if self.masked:
+            self.streams = np.zeros(self.num_envs, dtype=np.uint64)
+            seed_streams(self.streams, np.arange(seed, seed + self.num_envs, dtype=np.uint64))
+            self.actions = np.zeros(self.num_envs, dtype=np.int64)
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
+        if self.masked:
+            masks = np.asarray(self.env.action_masks()).reshape(self.num_envs, -1)
+            masked_choice(masks, self.streams, self.actions)
+            return self.actions.copy()
         if isinstance(self.space, spaces.Discrete):
             return self.rng.integers(0, int(self.space.n), size=self.num_envs)
         if isinstance(self.space, spaces.MultiDiscrete):

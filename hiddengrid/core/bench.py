@@ -15,6 +15,8 @@ import numpy as np
 from gymnasium import spaces
 
 import hiddengrid  # noqa: F401  (registers the ids)
+from hiddengrid.core.agents import masked_choice
+from hiddengrid.core.rng import seed_streams
 
 
 @dataclass
@@ -39,11 +41,25 @@ class RandomPolicy:
         space = getattr(self.base, "single_action_space", self.base.action_space)
         self.space = space
         self.masked = hasattr(self.base, "action_masks")
+        self.sub_envs = [e.unwrapped for e in getattr(self.base, "envs", [])]  # SyncVectorEnv
+        if self.sub_envs and hasattr(self.sub_envs[0], "action_masks"):
+            self.masked = True
+        self.streams = np.zeros(n, dtype=np.uint64)
+        seed_streams(self.streams, np.arange(seed, seed + n, dtype=np.uint64))
+        self.actions = np.zeros(n, dtype=np.int64)
 
-    def batch(self) -> np.ndarray:
+    def batch(self, info: dict[str, Any] | None = None) -> np.ndarray:
+        """Actions for the batch; ``info`` is the last step's, whose ``"action_mask"`` (when
+        the env reports one) saves asking the env for the mask again, as a user would."""
         if self.masked:
-            masks = np.asarray(self.base.action_masks()).reshape(self.n, -1)
-            return np.argmax(self.rng.random(masks.shape) * masks, axis=1)
+            if info is not None and "action_mask" in info:
+                masks = np.asarray(info["action_mask"]).reshape(self.n, -1)
+            elif self.sub_envs:
+                masks = np.stack([e.action_masks() for e in self.sub_envs])
+            else:
+                masks = np.asarray(self.base.action_masks()).reshape(self.n, -1)
+            masked_choice(masks, self.streams, self.actions)
+            return self.actions.copy()
         if isinstance(self.space, spaces.Discrete):
             return self.rng.integers(0, int(self.space.n), size=self.n)
         nvec = self.space.nvec
@@ -54,7 +70,7 @@ class RandomPolicy:
 
 def bench_single(env_id: str, seconds: float) -> BenchRow:
     env = gym.make(env_id)
-    env.reset(seed=0)
+    _, info = env.reset(seed=0)
     policy = RandomPolicy(env, 1, 0)
     steps = 0
     resets = 0
@@ -63,12 +79,12 @@ def bench_single(env_id: str, seconds: float) -> BenchRow:
     deadline = start + seconds
     while time.perf_counter() < deadline:
         for _ in range(256):
-            action = policy.batch()[0]
-            _, _, terminated, truncated, _ = env.step(action)
+            action = policy.batch(info)[0]
+            _, _, terminated, truncated, info = env.step(action)
             steps += 1
             if terminated or truncated:
                 t0 = time.perf_counter()
-                env.reset()
+                _, info = env.reset()
                 reset_time += time.perf_counter() - t0
                 resets += 1
     elapsed = time.perf_counter() - start
@@ -78,14 +94,14 @@ def bench_single(env_id: str, seconds: float) -> BenchRow:
 
 def bench_vector(env_id: str, seconds: float, n: int, mode: str) -> BenchRow:
     env = gym.make_vec(env_id, num_envs=n, vectorization_mode=mode)
-    env.reset(seed=0)
+    _, info = env.reset(seed=0)
     policy = RandomPolicy(env, n, 0)
     steps = 0
     start = time.perf_counter()
     deadline = start + seconds
     while time.perf_counter() < deadline:
         for _ in range(16):
-            env.step(policy.batch())
+            _, _, _, _, info = env.step(policy.batch(info))
             steps += n
     elapsed = time.perf_counter() - start
     reset_us = None
@@ -103,10 +119,10 @@ def bench_vector(env_id: str, seconds: float, n: int, mode: str) -> BenchRow:
 def warm_up(env_id: str) -> None:
     """Compiles (or loads from cache) every kernel before anything is timed."""
     env = gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point")
-    env.reset(seed=0)
+    _, info = env.reset(seed=0)
     policy = RandomPolicy(env, 2, 0)
     for _ in range(50):
-        env.step(policy.batch())
+        _, _, _, _, info = env.step(policy.batch(info))
 
 
 def run_bench(env_ids: list[str], seconds: float, sizes: tuple[int, ...]) -> list[BenchRow]:

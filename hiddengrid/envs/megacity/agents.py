@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from hiddengrid.core.agents import BatchAgent
+from hiddengrid.core.agents import BatchAgent, RandomAgent
 from hiddengrid.core.batch import Batch
 from hiddengrid.core.rng import below, seed_streams
 from hiddengrid.envs.megacity.constants import (
@@ -30,7 +30,6 @@ from hiddengrid.envs.megacity.constants import (
     GRID,
     HOLD_OFF_SEAM,
     HOLD_ON_SEAM,
-    NUM_ACTIONS,
     NUM_CELLS,
     RESEARCH_BASE,
     ROCK,
@@ -55,42 +54,6 @@ from hiddengrid.envs.megacity.rules import (
 )
 
 MAX_TARGETS = 8
-
-
-# --- masked random ---------------------------------------------------------------------------
-
-
-@njit(cache=True)
-def masked_random_act(mask: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
-    for i in range(out.shape[0]):
-        legal = 0
-        for a in range(NUM_ACTIONS):
-            legal += mask[i, a]
-        k = below(rng, i, legal)
-        for a in range(NUM_ACTIONS):
-            if mask[i, a]:
-                if k == 0:
-                    out[i] = a
-                    break
-                k -= 1
-
-
-class MaskedRandomAgent(BatchAgent):
-    """Uniform over the legal actions of each sub-env (``action_masks()``)."""
-
-    name = "random"
-    description = "uniform over the legal (unmasked) actions"
-
-    def __init__(self, env: Any, seed: int = 0) -> None:
-        super().__init__(env, seed)
-        self.env = env
-        self.rng = np.zeros(self.num_envs, dtype=np.uint64)
-        seed_streams(self.rng, np.arange(seed, seed + self.num_envs, dtype=np.uint64))
-        self.actions = np.zeros(self.num_envs, dtype=np.int64)
-
-    def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
-        masked_random_act(self.env.batch["mask"], self.rng, self.actions)
-        return self.actions.copy()
 
 
 # --- the fair heuristic: research, scan, then build --------------------------------------------
@@ -510,4 +473,4 @@ class OracleAgent(BatchAgent):
         return self.actions.copy()
 
 
-AGENTS = {"random": MaskedRandomAgent, "heuristic": ObserveThenBuildAgent, "oracle": OracleAgent}
+AGENTS = {"random": RandomAgent, "heuristic": ObserveThenBuildAgent, "oracle": OracleAgent}

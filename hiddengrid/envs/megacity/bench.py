@@ -11,8 +11,8 @@ import time
 import gymnasium as gym
 import numpy as np
 
+from hiddengrid.core.agents import masked_choice
 from hiddengrid.core.rng import seed_streams
-from hiddengrid.envs.megacity.agents import masked_random_act
 
 ENV_ID = "hiddengrid/Megacity-v0"
 
@@ -28,7 +28,7 @@ def native(n: int, seconds: float = 3.0) -> float:
     steps = 0
     env_time = 0.0
     while env_time < seconds:
-        masked_random_act(mask, rng, actions)
+        masked_choice(mask, rng, actions)
         t0 = time.perf_counter()
         venv.step(actions)
         env_time += time.perf_counter() - t0
