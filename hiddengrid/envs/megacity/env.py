@@ -156,6 +156,30 @@ DEFINITION = EnvDefinition(
 )
 
 
+class LegalActionSpace(spaces.Discrete):
+    """``Discrete(390)`` whose ``sample()`` with no mask draws among the actions legal now.
+
+    A masked action raises (SPEC section 6), so generic code that explores with
+    ``env.action_space.sample()`` (Gymnasium's own ``check_env`` among it) would otherwise fail
+    on most draws. ``contains`` and equality are those of ``Discrete(390)``.
+    """
+
+    def __init__(self, n: int, legal: Any = None, seed: int | None = None) -> None:
+        super().__init__(n, seed=seed)
+        self._legal = legal
+
+    def sample(self, mask: Any = None, *args: Any, **kwargs: Any) -> np.int64:
+        if mask is None and not args and not kwargs and self._legal is not None:
+            mask = self._legal().astype(np.int8)
+        return super().sample(mask, *args, **kwargs)
+
+    def __deepcopy__(self, memo: dict) -> spaces.Discrete:
+        # A copy stands alone: it samples like a plain Discrete, from a copy of the generator.
+        copied = spaces.Discrete(int(self.n), start=int(self.start))
+        copied.np_random.bit_generator.state = self.np_random.bit_generator.state
+        return copied
+
+
 class MegacityEnv(HiddenGridEnv):
     """Grow an underground city of six districts in 40 steps under physics it must discover.
 
@@ -233,6 +257,10 @@ class MegacityEnv(HiddenGridEnv):
     """
 
     definition = DEFINITION
+
+    def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
+        super().__init__(render_mode=render_mode, **kwargs)
+        self.action_space = LegalActionSpace(NUM_ACTIONS, legal=self.action_masks)
 
     def action_masks(self) -> np.ndarray:
         """Legal actions now: ``(390,)`` bool."""
