@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from hiddengrid.core.kernel import inline
-from hiddengrid.core.rng import below
+from hiddengrid.core.rng import below, below_from
 from hiddengrid.envs.squad_recon.constants import (
     CAMP_MIN_DISTANCE,
     FOREST,
@@ -121,26 +121,32 @@ def draw_barrier(rng: np.ndarray, i: int, terrain: np.ndarray, budget: int) -> i
     free. Cells that would cut the open region are skipped (they widen the gap). Returns the
     number of walls placed, at most ``budget``.
     """
-    vertical = below(rng, i, 2) == 1
-    line = 2 + below(rng, i, GRID_SIZE - 4)
-    length = 5 + below(rng, i, 8)
-    anchor = below(rng, i, 3)
+    state = rng[i]  # the stream in a local variable: same numbers (see below_from)
+    state, vertical = below_from(state, 2)
+    state, line = below_from(state, GRID_SIZE - 4)
+    line += 2
+    state, length = below_from(state, 8)
+    length += 5
+    state, anchor = below_from(state, 3)
     if anchor == 0:
         first = 0
     elif anchor == 1:
         first = GRID_SIZE - length
     else:
-        first = below(rng, i, GRID_SIZE - length + 1)
-    gap = first + 1 + below(rng, i, length - 2)
-    gap_width = 1 + below(rng, i, 2)
+        state, first = below_from(state, GRID_SIZE - length + 1)
+    state, gap = below_from(state, length - 2)
+    gap += first + 1
+    state, gap_width = below_from(state, 2)
+    gap_width += 1
+    rng[i] = state
     placed = 0
     for k in range(first, first + length):
         if placed >= budget:
             break
         if gap <= k < gap + gap_width:
             continue
-        r = k if vertical else line
-        c = line if vertical else k
+        r = k if vertical == 1 else line
+        c = line if vertical == 1 else k
         if _try_block(terrain, i, r, c, WALL):
             placed += 1
     return placed
@@ -149,8 +155,10 @@ def draw_barrier(rng: np.ndarray, i: int, terrain: np.ndarray, budget: int) -> i
 @inline
 def draw_forest_patch(rng: np.ndarray, i: int, terrain: np.ndarray, budget: int) -> int:
     """A patch of 3..8 forest cells grown by a random walk from a uniform cell."""
-    size = 3 + below(rng, i, 6)
-    t = below(rng, i, NUM_CELLS)
+    state = rng[i]  # the stream in a local variable: same numbers (see below_from)
+    state, size = below_from(state, 6)
+    size += 3
+    state, t = below_from(state, NUM_CELLS)
     r = t // GRID_SIZE
     c = t % GRID_SIZE
     placed = 0
@@ -159,12 +167,13 @@ def draw_forest_patch(rng: np.ndarray, i: int, terrain: np.ndarray, budget: int)
             break
         if _try_block(terrain, i, r, c, FOREST):
             placed += 1
-        d = below(rng, i, 4)
+        state, d = below_from(state, 4)
         nr = r + NEIGHBOUR_ROW[d]
         nc = c + NEIGHBOUR_COL[d]
         if 0 <= nr < GRID_SIZE and 0 <= nc < GRID_SIZE:
             r = nr
             c = nc
+    rng[i] = state
     return placed
 
 

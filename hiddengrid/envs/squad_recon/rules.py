@@ -37,7 +37,17 @@ from hiddengrid.envs.squad_recon.constants import (
     WIPED_OUT,
 )
 from hiddengrid.envs.squad_recon.generator import draw_scenario
-from hiddengrid.envs.squad_recon.sight import window_in_sight
+from hiddengrid.envs.squad_recon.sight import (
+    BLOCKING_ROWS,
+    WINDOW_ROW,
+    fill_blocking_rows,
+    window_in_sight,
+    window_in_sight_from_rows,
+)
+
+# Rows of ``sight_rows``: the grid's, padded by SENSOR_RADIUS above and below and on the west
+# (bit ``c + SENSOR_RADIUS`` is column ``c``), so a squad's window is ORed in without bounds tests.
+SIGHT_ROWS = GRID_SIZE + 2 * SENSOR_RADIUS
 
 # The state of one sub-env; the kernels take these arrays in this order after the common ones.
 FIELDS = (
@@ -52,6 +62,12 @@ FIELDS = (
     Field("progress", np.float32, (1,)),  # observation: eliminated / 2
     Field("steps_left", np.int64),  # observation
     Field("total_strength", np.int64),  # observation: strength of the live squads
+    # Internal bit rows for the sight of ``update_sight`` (bit c = column c unless padded):
+    Field("blocking_rows", np.int32, (BLOCKING_ROWS,)),  # walls and forest (sight.py), padded
+    Field("sight_rows", np.int32, (SIGHT_ROWS,)),  # scratch: seen this step, padded
+    Field("visible_rows", np.int32, (GRID_SIZE,)),  # "visible" as bits
+    Field("explored_rows", np.int32, (GRID_SIZE,)),  # cells of "terrain" that are explored
+    Field("sight_key", np.int64),  # the live squads' cells when sight was last computed
 )
 
 
@@ -170,6 +186,69 @@ def sensor_sweep(i, terrain, camps, camp_status, squads, explored, visible) -> N
             camp_status[i, j] = DETECTED
 
 
+@inline
+def update_sight(
+    i,
+    terrain,
+    camps,
+    camp_status,
+    squads,
+    explored,
+    visible,
+    blocking_rows,
+    sight_rows,
+    visible_rows,
+    explored_rows,
+    sight_key,
+) -> None:
+    """``sensor_sweep`` as the steps run it, with the same result, kept as bit rows.
+
+    ``sensor_sweep`` clears and rewrites up to 3 x 49 cells of two int8 maps every step; here
+    the seen cells are ORed into one bit row per grid row, and the maps are rewritten only in
+    the rows whose visible bits changed (most rows of a step do not). Explored cells never
+    become unexplored, so ``explored`` changes only in rows with newly seen cells.
+    """
+    # Terrain is static, so what the squads see changes only when a squad moves or falls:
+    # the key packs the cells of the live squads, and an unchanged key leaves everything as is.
+    key = 0
+    for k in range(NUM_SQUADS):
+        if squads[i, k, ALIVE] != 0:
+            key |= (np.int64(squads[i, k, ROW]) * GRID_SIZE + squads[i, k, COL] + 1) << (8 * k)
+    if key == sight_key[i]:
+        return
+    sight_key[i] = key
+    for r in range(SIGHT_ROWS):
+        sight_rows[i, r] = 0
+    for k in range(NUM_SQUADS):
+        if squads[i, k, ALIVE] == 0:
+            continue
+        r0 = np.int64(squads[i, k, ROW])
+        c0 = np.int64(squads[i, k, COL])
+        seen = window_in_sight_from_rows(blocking_rows, i, r0, c0)  # bit o: offset o
+        for w in range(SENSOR_WIDTH):  # window row w: grid row r0 - 3 + w, padded row r0 + w
+            sight_rows[i, r0 + w] |= ((seen >> (SENSOR_WIDTH * w)) & WINDOW_ROW) << c0
+    for r in range(GRID_SIZE):
+        now = np.int64(sight_rows[i, r + SENSOR_RADIUS]) >> SENSOR_RADIUS
+        if now == visible_rows[i, r]:
+            continue
+        visible_rows[i, r] = now
+        for c in range(GRID_SIZE):
+            visible[i, r, c] = (now >> c) & 1
+        known = np.int64(explored_rows[i, r])
+        if now & ~known == 0:
+            continue
+        known |= now
+        explored_rows[i, r] = known
+        for c in range(GRID_SIZE):  # branch-free: terrain | 0 where explored, terrain | -1 not
+            explored[i, r, c] = terrain[i, r, c] | (((known >> c) & 1) - 1)
+    for j in range(NUM_CAMPS):
+        if (
+            camp_status[i, j] == UNDETECTED
+            and (visible_rows[i, camps[i, j, 0]] >> camps[i, j, 1]) & 1
+        ):
+            camp_status[i, j] = DETECTED
+
+
 # --- observation ---------------------------------------------------------------------------------
 
 
@@ -211,6 +290,11 @@ def start_episode(
     progress,
     steps_left,
     total_strength,
+    blocking_rows,
+    sight_rows,
+    visible_rows,
+    explored_rows,
+    sight_key,
 ):
     for k in range(NUM_SQUADS):
         squads[i, k, ROW] = start_squads[i, k, 0]
@@ -220,10 +304,18 @@ def start_episode(
     for j in range(NUM_CAMPS):
         camp_status[i, j] = UNDETECTED
     for r in range(GRID_SIZE):
+        visible_rows[i, r] = 0
+        explored_rows[i, r] = 0
         for c in range(GRID_SIZE):
             explored[i, r, c] = UNEXPLORED
+            visible[i, r, c] = 0
+    fill_blocking_rows(terrain, i, blocking_rows)
+    sight_key[i] = -1  # nothing computed yet
     steps_left[i] = STEP_BUDGET
-    sensor_sweep(i, terrain, camps, camp_status, squads, explored, visible)
+    update_sight(
+        i, terrain, camps, camp_status, squads, explored, visible, blocking_rows, sight_rows,
+        visible_rows, explored_rows, sight_key,
+    )  # fmt: skip
     write_observation(i, camps, camp_status, squads, camps_view, progress, total_strength)
 
 
@@ -241,13 +333,21 @@ def step_one(
     explored,
     visible,
     steps_left,
+    blocking_rows,
+    sight_rows,
+    visible_rows,
+    explored_rows,
+    sight_key,
 ):
     """One step of sub-env ``i``: sets its reward, terminated flag and outcome."""
     reward[i] = 0.0
     terminated[i] = False
     move_squads(i, actions, terrain, camps, camp_status, squads)  # (1)
     attack_enemy_camps(i, actions, camps, camp_status, squads, reward)  # (2)
-    sensor_sweep(i, terrain, camps, camp_status, squads, explored, visible)  # (3)
+    update_sight(
+        i, terrain, camps, camp_status, squads, explored, visible, blocking_rows, sight_rows,
+        visible_rows, explored_rows, sight_key,
+    )  # (3) sensor_sweep, incrementally  # fmt: skip
     steps_left[i] -= 1  # (4)
     remaining = 0
     for j in range(NUM_CAMPS):
@@ -284,12 +384,18 @@ def reset_all(
     progress,
     steps_left,
     total_strength,
+    blocking_rows,
+    sight_rows,
+    visible_rows,
+    explored_rows,
+    sight_key,
 ):
     for i in range(rng.shape[0]):
         draw_scenario(rng, i, terrain, start_squads, camps)
         start_episode(
             i, terrain, start_squads, camps, squads, camp_status, explored, visible, camps_view,
-            progress, steps_left, total_strength,
+            progress, steps_left, total_strength, blocking_rows, sight_rows, visible_rows,
+            explored_rows, sight_key,
         )  # fmt: skip
         done[i] = False
         outcome[i] = RUNNING
@@ -314,13 +420,19 @@ def step_all(
     progress,
     steps_left,
     total_strength,
+    blocking_rows,
+    sight_rows,
+    visible_rows,
+    explored_rows,
+    sight_key,
 ):
     for i in range(actions.shape[0]):
         if done[i]:  # next-step autoreset: the action is ignored
             draw_scenario(rng, i, terrain, start_squads, camps)
             start_episode(
                 i, terrain, start_squads, camps, squads, camp_status, explored, visible,
-                camps_view, progress, steps_left, total_strength,
+                camps_view, progress, steps_left, total_strength, blocking_rows, sight_rows,
+                visible_rows, explored_rows, sight_key,
             )  # fmt: skip
             done[i] = False
             outcome[i] = RUNNING
@@ -329,7 +441,8 @@ def step_all(
             continue
         step_one(
             i, actions, outcome, reward, terminated, terrain, camps, squads, camp_status,
-            explored, visible, steps_left,
+            explored, visible, steps_left, blocking_rows, sight_rows, visible_rows, explored_rows,
+            sight_key,
         )  # fmt: skip
         done[i] = terminated[i]
         write_observation(i, camps, camp_status, squads, camps_view, progress, total_strength)
