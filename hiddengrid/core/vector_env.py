@@ -49,6 +49,16 @@ class HiddenGridVectorEnv(VectorEnv):
         self._obs_views = [
             (key, self.batch.fields[name]) for key, name in self.definition.observation.items()
         ]
+        # Each step's observation is copied into one fresh block: one allocation instead of one
+        # per key. Several large buffers freed and re-allocated every step make glibc hand
+        # memory back to the OS and fault it in again (measured: 320 us against 75 us per step
+        # for SquadRecon's 2 MB at N=4096). Offsets are 64-byte aligned.
+        self._obs_layout = []
+        offset = 0
+        for key, arr in self._obs_views:
+            self._obs_layout.append((key, arr, offset))
+            offset += -(-arr.nbytes // 64) * 64
+        self._obs_bytes = offset
         self._seeded = False
         self._truncated = np.zeros(num_envs, dtype=np.bool_)
         self._outcome_names = np.array(self.definition.outcomes, dtype=object)
@@ -125,4 +135,10 @@ class HiddenGridVectorEnv(VectorEnv):
         return seed_array(check_seed(seed), self.num_envs)
 
     def _observation(self) -> dict[str, np.ndarray]:
-        return {key: arr.copy() for key, arr in self._obs_views}
+        block = np.empty(self._obs_bytes, dtype=np.uint8)
+        obs = {}
+        for key, arr, offset in self._obs_layout:
+            view = block[offset : offset + arr.nbytes].view(arr.dtype).reshape(arr.shape)
+            np.copyto(view, arr)
+            obs[key] = view
+        return obs
