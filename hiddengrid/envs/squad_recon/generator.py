@@ -92,6 +92,11 @@ def blocking_keeps_open_connected(
     """True if the open 4-neighbours of ``(r, c)`` lie on one open arc of its 8-ring (``RING_OK``),
     ``(skip_r, skip_c)`` counting as blocked."""
     bits = 0
+    if skip_r < 0 and 0 < r < GRID_SIZE - 1 and 0 < c < GRID_SIZE - 1:
+        # Inside the border with nothing to skip (most calls): no bounds tests, no branches.
+        for k in range(8):
+            bits |= np.int64(terrain[i, r + RING_ROW[k], c + RING_COL[k]] == OPEN) << k
+        return RING_OK[bits]
     for k in range(8):
         if _is_open(terrain, i, r + RING_ROW[k], c + RING_COL[k], skip_r, skip_c):
             bits |= 1 << k
