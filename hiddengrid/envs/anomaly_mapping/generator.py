@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from hiddengrid.core.rng import below, below_from
+from hiddengrid.core.scenario import check_keys, int_array, region_count
 from hiddengrid.envs.anomaly_mapping.constants import (
     EDGE_ROW,
     FULL_ROW,
@@ -140,24 +141,8 @@ SCENARIO_KEYS = ("walls", "node", "agent", "facing")
 
 
 def free_region_count(walls: np.ndarray) -> int:
-    """Number of 4-connected regions of free tiles of a 15x15 wall map (used on given scenarios)."""
-    seen = walls.astype(bool).copy()
-    regions = 0
-    for r0 in range(GRID_SIZE):
-        for c0 in range(GRID_SIZE):
-            if seen[r0, c0]:
-                continue
-            regions += 1
-            stack = [(r0, c0)]
-            seen[r0, c0] = True
-            while stack:
-                r, c = stack.pop()
-                for dr, dc in ((-1, 0), (1, 0), (0, 1), (0, -1)):
-                    nr, nc = r + dr, c + dc
-                    if 0 <= nr < GRID_SIZE and 0 <= nc < GRID_SIZE and not seen[nr, nc]:
-                        seen[nr, nc] = True
-                        stack.append((nr, nc))
-    return regions
+    """Number of 4-connected regions of free tiles of a 15x15 0/1 wall map."""
+    return region_count(np.asarray(walls) == 0)
 
 
 def wall_grid(rows: np.ndarray) -> np.ndarray:
@@ -172,39 +157,16 @@ def wall_rows(grid: np.ndarray) -> np.ndarray:
     return (padded << np.arange(PADDED)[None, :]).sum(axis=1).astype(np.int64)
 
 
-def _int_array(value: Any, name: str, shape: tuple[int, ...], allowed: set[int]) -> np.ndarray:
-    if isinstance(value, str | bytes) or value is None:
-        raise ValueError(f"scenario[{name!r}] must be integers of shape {shape}, got {value!r}")
-    try:
-        arr = np.array(value)
-    except (ValueError, TypeError):
-        raise ValueError(f"scenario[{name!r}] must be integers of shape {shape}") from None
-    if arr.shape != shape or arr.dtype.kind not in "iu":
-        raise ValueError(
-            f"scenario[{name!r}] must be integers of shape {shape}, got shape {arr.shape} "
-            f"of {arr.dtype}"
-        )
-    if not set(np.unique(arr).tolist()) <= allowed:
-        raise ValueError(f"scenario[{name!r}] may hold only values in {sorted(allowed)}")
-    return arr
-
-
 def validate_scenario(scenario: Mapping[str, Any], config: Mapping[str, Any]) -> dict:
     """Checks a scenario dict against SPEC section 2 and returns it as arrays for the batch.
 
     A replayed scenario is a custom level: any wall count is allowed as long as the free tiles
     are one 4-connected region and neither the node nor the agent stands on a wall.
     """
-    keys = set(scenario)
-    if keys != set(SCENARIO_KEYS):
-        missing = sorted(set(SCENARIO_KEYS) - keys)
-        extra = sorted(keys - set(SCENARIO_KEYS))
-        raise ValueError(
-            f"scenario keys must be {list(SCENARIO_KEYS)}: missing {missing}, unknown {extra}"
-        )
-    walls = _int_array(scenario["walls"], "walls", (GRID_SIZE, GRID_SIZE), {0, 1})
-    node = _int_array(scenario["node"], "node", (2,), set(range(GRID_SIZE)))
-    agent = _int_array(scenario["agent"], "agent", (2,), set(range(GRID_SIZE)))
+    check_keys(scenario, SCENARIO_KEYS)
+    walls = int_array(scenario["walls"], "walls", (GRID_SIZE, GRID_SIZE), 0, 1)
+    node = int_array(scenario["node"], "node", (2,), 0, GRID_SIZE - 1)
+    agent = int_array(scenario["agent"], "agent", (2,), 0, GRID_SIZE - 1)
     facing = scenario["facing"]
     if isinstance(facing, bool) or not isinstance(facing, int | np.integer) or not 0 <= facing < 4:
         raise ValueError(f"scenario['facing'] must be an int 0..3 (N, E, S, W), got {facing!r}")

@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from hiddengrid.core.rng import below
+from hiddengrid.core.scenario import check_keys, int_array
 from hiddengrid.envs.field_cipher.constants import (
     BLOCKS_PER_ROW,
     CODE_BLOCKS,
@@ -159,21 +160,6 @@ def draw_scenario(
 SCENARIO_KEYS = ("grid", "message", "hints")
 
 
-def _int_array(value: Any, name: str, shape: tuple[int, ...]) -> np.ndarray:
-    if isinstance(value, str | bytes):
-        raise ValueError(f"scenario[{name!r}] must be a {shape} list of lists of ints")
-    try:
-        arr = np.array(value)
-    except (ValueError, TypeError):
-        raise ValueError(f"scenario[{name!r}] must be a {shape} list of lists of ints") from None
-    if arr.shape != shape or arr.dtype.kind not in "iu":
-        raise ValueError(
-            f"scenario[{name!r}] must be integers of shape {shape}, got shape {arr.shape} "
-            f"dtype {arr.dtype}"
-        )
-    return arr.astype(np.int64)
-
-
 def message_digits(message: Any) -> np.ndarray:
     """``"3F0A"`` -> ``[3, 15, 0, 10]``; raises ``ValueError`` for anything else."""
     if (
@@ -194,18 +180,12 @@ def validate_scenario(scenario: Mapping[str, Any], config: Mapping[str, Any]) ->
     A replayed scenario is a custom level: any 9x9 grid of 0/1/2 is allowed as long as its first
     16 decoded bits spell the message; the hints must be 4 distinct, true codebook entries.
     """
-    keys = set(scenario)
-    if keys != set(SCENARIO_KEYS):
-        missing = sorted(set(SCENARIO_KEYS) - keys)
-        extra = sorted(keys - set(SCENARIO_KEYS))
-        raise ValueError(
-            f"scenario keys must be {list(SCENARIO_KEYS)}: missing {missing}, unknown {extra}"
-        )
-    grid = _int_array(scenario["grid"], "grid", (GRID_SIZE, GRID_SIZE))
+    check_keys(scenario, SCENARIO_KEYS)
+    grid = int_array(scenario["grid"], "grid", (GRID_SIZE, GRID_SIZE))
     if grid.min() < 0 or grid.max() > 2:
         raise ValueError("scenario['grid'] may hold only 0 (empty), 1 (segment), 2 (intersection)")
     digits = message_digits(scenario["message"])
-    hints = _int_array(scenario["hints"], "hints", (NUM_HINTS, HINT_WIDTH))
+    hints = int_array(scenario["hints"], "hints", (NUM_HINTS, HINT_WIDTH))
     if hints[:, :4].min() < 0 or hints[:, :4].max() > 2:
         raise ValueError("scenario['hints'] pattern cells (columns 0..3) must be 0, 1 or 2")
     patterns = hints[:, 0] * 27 + hints[:, 1] * 9 + hints[:, 2] * 3 + hints[:, 3]

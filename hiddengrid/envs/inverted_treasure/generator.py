@@ -14,6 +14,7 @@ import numpy as np
 
 from hiddengrid.core.kernel import inline
 from hiddengrid.core.rng import below_from
+from hiddengrid.core.scenario import check_keys, int_array
 from hiddengrid.envs.inverted_treasure.constants import (
     BOMB,
     EMPTY,
@@ -62,30 +63,8 @@ def validate_scenario(scenario: Mapping[str, Any], config: Mapping[str, Any]) ->
     A replayed scenario is a custom level: any number of Flowers (0 to 62) is allowed, as long
     as there is exactly one Bomb and the start tile ``(x, y) = (0, 0)`` is Empty.
     """
-    if not isinstance(scenario, Mapping):
-        raise ValueError(f"a scenario must be a dict, got {type(scenario).__name__}")
-    keys = set(scenario)
-    if keys != set(SCENARIO_KEYS):
-        missing = sorted(set(SCENARIO_KEYS) - keys, key=str)
-        extra = sorted(keys - set(SCENARIO_KEYS), key=str)
-        raise ValueError(
-            f"scenario keys must be {list(SCENARIO_KEYS)}: missing {missing}, unknown {extra}"
-        )
-    value = scenario["icons"]
-    shape = (GRID_SIZE, GRID_SIZE)
-    if isinstance(value, str | bytes):
-        raise ValueError(f"scenario['icons'] must be a {shape} list of lists, got a string")
-    try:
-        icons = np.array(value)
-    except (ValueError, TypeError):
-        raise ValueError(f"scenario['icons'] must be a {shape} list of lists") from None
-    if icons.shape != shape:
-        raise ValueError(f"scenario['icons'] must have shape {shape}, got {icons.shape}")
-    if icons.dtype.kind not in "iu":
-        raise ValueError(
-            f"scenario['icons'] must hold integers (1 Empty, 2 Bomb, 3 Flower), "
-            f"got dtype {icons.dtype}"
-        )
+    check_keys(scenario, SCENARIO_KEYS)
+    icons = int_array(scenario["icons"], "icons", (GRID_SIZE, GRID_SIZE))
     if not set(np.unique(icons).tolist()) <= {EMPTY, BOMB, FLOWER}:
         raise ValueError("scenario['icons'] may hold only 1 (Empty), 2 (Bomb) and 3 (Flower)")
     bombs = int(np.count_nonzero(icons == BOMB))

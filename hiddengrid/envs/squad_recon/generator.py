@@ -22,6 +22,7 @@ import numpy as np
 
 from hiddengrid.core.kernel import inline
 from hiddengrid.core.rng import below, below_from
+from hiddengrid.core.scenario import check_keys, int_array, region_count
 from hiddengrid.envs.squad_recon.constants import (
     CAMP_MIN_DISTANCE,
     FOREST,
@@ -280,41 +281,12 @@ SCENARIO_KEYS = ("terrain", "squads", "camps")
 
 
 def open_region_count(terrain: np.ndarray) -> int:
-    """Number of 4-connected regions of open cells (a flood fill; used only on given scenarios)."""
-    seen = terrain != OPEN
-    regions = 0
-    for r0 in range(GRID_SIZE):
-        for c0 in range(GRID_SIZE):
-            if seen[r0, c0]:
-                continue
-            regions += 1
-            stack = [(r0, c0)]
-            seen[r0, c0] = True
-            while stack:
-                r, c = stack.pop()
-                for dr, dc in ((-1, 0), (1, 0), (0, 1), (0, -1)):
-                    nr, nc = r + dr, c + dc
-                    if 0 <= nr < GRID_SIZE and 0 <= nc < GRID_SIZE and not seen[nr, nc]:
-                        seen[nr, nc] = True
-                        stack.append((nr, nc))
-    return regions
-
-
-def _int_array(value: Any, name: str, shape: tuple[int, ...]) -> np.ndarray:
-    try:
-        arr = np.array(value)
-    except (ValueError, TypeError):
-        raise ValueError(f"scenario[{name!r}] must be integers of shape {shape}") from None
-    if arr.shape != shape or arr.dtype.kind not in "iu":
-        raise ValueError(
-            f"scenario[{name!r}] must be integers of shape {shape}, got shape {arr.shape} "
-            f"of {arr.dtype}"
-        )
-    return arr.astype(np.int64)
+    """Number of 4-connected regions of open cells (used only on given scenarios)."""
+    return region_count(np.asarray(terrain) == OPEN)
 
 
 def _units(value: Any, name: str, count: int, low: int, high: int) -> np.ndarray:
-    units = _int_array(value, name, (count, 3))
+    units = int_array(value, name, (count, 3))
     for k, (r, c, s) in enumerate(units.tolist()):
         if not (0 <= r < GRID_SIZE and 0 <= c < GRID_SIZE):
             raise ValueError(f"scenario[{name!r}][{k}] position {[r, c]} is off the 15x15 grid")
@@ -334,14 +306,8 @@ def validate_scenario(scenario: Mapping[str, Any], config: Mapping[str, Any]) ->
     """
     if not isinstance(scenario, Mapping):
         raise ValueError(f"a scenario must be a dict, got {type(scenario).__name__}")
-    keys = set(scenario)
-    if keys != set(SCENARIO_KEYS):
-        missing = sorted(set(SCENARIO_KEYS) - keys)
-        extra = sorted(keys - set(SCENARIO_KEYS))
-        raise ValueError(
-            f"scenario keys must be {list(SCENARIO_KEYS)}: missing {missing}, unknown {extra}"
-        )
-    terrain = _int_array(scenario["terrain"], "terrain", (GRID_SIZE, GRID_SIZE))
+    check_keys(scenario, SCENARIO_KEYS)
+    terrain = int_array(scenario["terrain"], "terrain", (GRID_SIZE, GRID_SIZE))
     if not set(np.unique(terrain).tolist()) <= {OPEN, WALL, FOREST}:
         raise ValueError("scenario['terrain'] may hold only 0 (open), 1 (wall) and 2 (forest)")
     squads = _units(scenario["squads"], "squads", NUM_SQUADS, 1, MAX_SQUAD_STRENGTH)
