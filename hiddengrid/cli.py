@@ -13,7 +13,7 @@ from hiddengrid.registry import ENV_IDS, definition_of
 if TYPE_CHECKING:
     from hiddengrid.core.llm import LLMAgent
 
-DEFAULT_EPISODES = 2000
+DEFAULT_EPISODES = 10_000
 DEFAULT_LLM_EPISODES = 20
 
 
