@@ -161,9 +161,8 @@ def inside(r: int, c: int) -> bool:
 @inline
 def shear(i: int, r: int, c: int, seams: np.ndarray, damped: np.ndarray) -> int:
     """Sideways gravity: an open seam cell carries SEAM_SHEAR more, unless a conduit damps it."""
-    if seams[i, r, c] != 0 and damped[i, r, c] == 0:
-        return SEAM_SHEAR
-    return 0
+    # Without a branch (the same value): a branch on the cell's seam mispredicts often.
+    return SEAM_SHEAR * ((seams[i, r, c] != 0) & (damped[i, r, c] == 0))
 
 
 @inline
@@ -312,20 +311,40 @@ def action_cost(action: int) -> int:
 # --- observation and mask ----------------------------------------------------------------------
 
 
+# Written every step for every sub-env, so this is the hot path: values that are the same for
+# every cell are read once per call, and the mask is written without branches (``&`` on
+# booleans, not ``and``). A step rewrites only the parts it can have changed (``step_one``).
+
+
 @inline
-def write_observation(
-    i, seams, faults, airflow0, vents, stress, step, research, scanned,
-    view_stress, airflow, view_seams, view_faults,
-) -> None:  # fmt: skip
+def write_view_stress(i, faults, stress, scanned, view_stress) -> None:
+    """Stress as seen: a fault cell's hidden concentration is subtracted until a scan."""
+    seen = scanned[i] != 0
     for r in range(GRID):
         for c in range(GRID):
             s = stress[i, r, c]
-            if faults[i, r, c] != 0 and scanned[i] == 0:
+            if faults[i, r, c] != 0 and not seen:
                 s = max(0, s - FAULT_LOAD)  # the concentration a scan reveals
             view_stress[i, r, c] = s
-            airflow[i, r, c, 0] = flow(i, r, c, 0, step[i], airflow0, vents)
-            airflow[i, r, c, 1] = flow(i, r, c, 1, step[i], airflow0, vents)
-            stage = research[i, GRAVITY]
+
+
+@inline
+def write_airflow(i, step, airflow0, vents, airflow) -> None:
+    """``flow`` of every cell (DIR_ROW[0] = DIR_COL[0] = 0: no shaft, no draft)."""
+    ph = phase(step[i])
+    for r in range(GRID):
+        for c in range(GRID):
+            d = vents[i, r, c]
+            airflow[i, r, c, 0] = ph * airflow0[i, r, c, 0] + SHAFT_DRAFT * DIR_ROW[d]
+            airflow[i, r, c, 1] = ph * airflow0[i, r, c, 1] + SHAFT_DRAFT * DIR_COL[d]
+
+
+@inline
+def write_view_seams(i, seams, research, view_seams) -> None:
+    """-1 before gravity research, then 0 / SEAM_UNKNOWN_DIRECTION, then the direction."""
+    stage = research[i, GRAVITY]
+    for r in range(GRID):
+        for c in range(GRID):
             if stage == 0:
                 view_seams[i, r, c] = -1
             elif seams[i, r, c] == 0:
@@ -334,39 +353,172 @@ def write_observation(
                 view_seams[i, r, c] = SEAM_UNKNOWN_DIRECTION
             else:
                 view_seams[i, r, c] = seams[i, r, c]
-            view_faults[i, r, c] = faults[i, r, c] if scanned[i] != 0 else -1
+
+
+@inline
+def write_view_faults(i, faults, scanned, view_faults) -> None:
+    """-1 until a scan, then the fault map."""
+    seen = scanned[i] != 0
+    for r in range(GRID):
+        for c in range(GRID):
+            view_faults[i, r, c] = faults[i, r, c] if seen else -1
+
+
+@inline
+def write_observation(
+    i, seams, faults, airflow0, vents, stress, step, research, scanned,
+    view_stress, airflow, view_seams, view_faults,
+) -> None:  # fmt: skip
+    write_view_stress(i, faults, stress, scanned, view_stress)
+    write_airflow(i, step, airflow0, vents, airflow)
+    write_view_seams(i, seams, research, view_seams)
+    write_view_faults(i, faults, scanned, view_faults)
+
+
+# Every action costs 1..AFFORD_MAX power, so the mask depends on power only through
+# affordable(p) = min(max(p, 0), AFFORD_MAX): p >= cost exactly when affordable(p) >= cost.
+AFFORD_MAX = max(
+    EXCAVATE_COST,
+    int(SUPPORT_COST.max()),
+    VENT_COST,
+    CONDUIT_COST_PER_CELL * int(CONDUIT_LENGTH.max()),
+    BUILD_COST,
+    RESEARCH_COST,
+    SCAN_COST,
+)
+
+
+@inline
+def affordable(p: int) -> int:
+    return min(max(p, 0), AFFORD_MAX)
+
+
+@inline
+def usable_materials(i, p, components) -> int:
+    """Bit m set: support material m is available and affordable."""
+    materials = 0
+    for m in range(1, NUM_MATERIALS + 1):
+        if components[i, m - 1] != 0 and p >= SUPPORT_COST[m]:
+            materials |= 1 << m
+    return materials
+
+
+@inline
+def write_cell_mask(i, k, p, materials, cells, supports, vents, mask) -> None:
+    """The excavate, support, vent and build entries of cell k."""
+    r = k // GRID
+    c = k % GRID
+    cell = cells[i, r, c]
+    mask[i, EXCAVATE_BASE + k] = (cell == ROCK) & (p >= EXCAVATE_COST)
+    unsupported = (cell != ROCK) & (supports[i, r, c] == 0)
+    for m in range(1, NUM_MATERIALS + 1):
+        mask[i, SUPPORT_BASE + (m - 1) * NUM_CELLS + k] = unsupported & ((materials >> m) & 1 != 0)
+    can_vent = (cell != ROCK) & (vents[i, r, c] == 0) & (p >= VENT_COST)
+    for d in range(4):
+        mask[i, VENT_BASE + 4 * k + d] = can_vent
+    mask[i, BUILD_BASE + k] = (cell == CHAMBER) & (p >= BUILD_COST)
+
+
+@inline
+def write_conduit_mask(i, p, conduits, mask) -> None:
+    """A path is legal when none of its cells holds a conduit and power pays for its length."""
+    laid = 0  # bit k: cell k holds a conduit
+    for k in range(NUM_CELLS):
+        laid |= np.int64(conduits[i, k // GRID, k % GRID] != 0) << k
+    for q in range(NUM_CONDUIT_PATHS):
+        mask[i, CONDUIT_BASE + q] = ((CONDUIT_BITS[q] & laid) == 0) & (
+            p >= CONDUIT_COST_PER_CELL * CONDUIT_LENGTH[q]
+        )
+
+
+@inline
+def write_research_mask(i, p, research, mask) -> None:
+    """Research (until decoded), wait (always) and scan."""
+    for k in range(NUM_RULES):
+        mask[i, RESEARCH_BASE + k] = (research[i, k] < DECODED) & (p >= RESEARCH_COST)
+    mask[i, WAIT] = True
+    mask[i, SCAN] = p >= SCAN_COST
 
 
 @inline
 def write_mask(i, cells, supports, vents, conduits, power, research, components, mask) -> None:
     p = power[i]
-    laid = 0  # bit k: cell k holds a conduit
+    materials = usable_materials(i, p, components)
     for k in range(NUM_CELLS):
-        r = k // GRID
-        c = k % GRID
-        if conduits[i, r, c] != 0:
-            laid |= 1 << k
-        is_rock = cells[i, r, c] == ROCK
-        mask[i, EXCAVATE_BASE + k] = is_rock and p >= EXCAVATE_COST
-        for m in range(1, NUM_MATERIALS + 1):
-            mask[i, SUPPORT_BASE + (m - 1) * NUM_CELLS + k] = (
-                not is_rock
-                and supports[i, r, c] == 0
-                and components[i, m - 1] != 0
-                and p >= SUPPORT_COST[m]
-            )
-        can_vent = not is_rock and vents[i, r, c] == 0 and p >= VENT_COST
-        for d in range(4):
-            mask[i, VENT_BASE + 4 * k + d] = can_vent
-        mask[i, BUILD_BASE + k] = cells[i, r, c] == CHAMBER and p >= BUILD_COST
-    for q in range(NUM_CONDUIT_PATHS):
-        mask[i, CONDUIT_BASE + q] = (CONDUIT_BITS[q] & laid) == 0 and (
-            p >= CONDUIT_COST_PER_CELL * CONDUIT_LENGTH[q]
-        )
-    for k in range(NUM_RULES):
-        mask[i, RESEARCH_BASE + k] = research[i, k] < DECODED and p >= RESEARCH_COST
-    mask[i, WAIT] = True
-    mask[i, SCAN] = p >= SCAN_COST
+        write_cell_mask(i, k, p, materials, cells, supports, vents, mask)
+    write_conduit_mask(i, p, conduits, mask)
+    write_research_mask(i, p, research, mask)
+
+
+def _de_bruijn_table() -> np.ndarray:
+    table = np.zeros(32, dtype=np.int64)
+    for k in range(32):
+        table[((DE_BRUIJN << k) & 0xFFFFFFFF) >> 27] = k
+    return table
+
+
+DE_BRUIJN = 0x077CB531  # every 5-bit window of this 32-bit word is different
+DE_BRUIJN_BIT = _de_bruijn_table()
+
+
+@inline
+def lowest_bit(bits: int) -> int:
+    """The index of the lowest set bit of 0 < bits < 2**25 (a de Bruijn multiply: no loop;
+    the product stays below 2**52, so it is the same in plain Python)."""
+    return DE_BRUIJN_BIT[(((bits & -bits) * DE_BRUIJN) & 0xFFFFFFFF) >> 27]
+
+
+@inline
+def acted_cell(action: int) -> int:
+    """The cell an excavate, support, vent or build action changes; -1 for other actions."""
+    if action < SUPPORT_BASE:
+        return action - EXCAVATE_BASE
+    if action < VENT_BASE:
+        return (action - SUPPORT_BASE) % NUM_CELLS
+    if action < CONDUIT_BASE:
+        return (action - VENT_BASE) // 4
+    if BUILD_BASE <= action < RESEARCH_BASE:
+        return action - BUILD_BASE
+    return -1
+
+
+@inline
+def update_view(
+    i, action, reversed_now, seams, faults, airflow0, vents, stress, step, research, scanned,
+    view_stress, airflow, view_seams, view_faults, cells, supports, conduits, power,
+    components, mask, full_mask,
+) -> None:  # fmt: skip
+    """The observation and mask after a step, rewriting only what the step can have changed
+    (the result is write_observation and write_mask of the new state, exactly, because before
+    the step they were those of the old state: start_episode writes both in full):
+
+    * stress as seen: stress changes only by excavating or laying a conduit, scanned by a scan;
+    * airflow: the vents change only by a vent action, the phase only when it reverses;
+    * seams as seen: only gravity research; faults as seen: only a scan;
+    * mask: with the same affordable(power) and components (``full_mask`` False), only the
+      entries of what the action changed: its cell, the conduit paths, or the research
+      entries (an activation turns a core into a district, which no entry tells apart).
+    """
+    if action < SUPPORT_BASE or CONDUIT_BASE <= action < BUILD_BASE or action == SCAN:
+        write_view_stress(i, faults, stress, scanned, view_stress)
+    if VENT_BASE <= action < CONDUIT_BASE or reversed_now:
+        write_airflow(i, step, airflow0, vents, airflow)
+    if action == RESEARCH_BASE + GRAVITY:
+        write_view_seams(i, seams, research, view_seams)
+    if action == SCAN:
+        write_view_faults(i, faults, scanned, view_faults)
+    if full_mask:
+        write_mask(i, cells, supports, vents, conduits, power, research, components, mask)
+        return
+    p = power[i]
+    k = acted_cell(action)
+    if k >= 0:
+        materials = usable_materials(i, p, components)
+        write_cell_mask(i, k, p, materials, cells, supports, vents, mask)
+    elif action < BUILD_BASE:
+        write_conduit_mask(i, p, conduits, mask)
+    elif action < WAIT:
+        write_research_mask(i, p, research, mask)
 
 
 # --- episode start and one step ----------------------------------------------------------------
@@ -459,6 +611,7 @@ def step_one(
         terms[i, k] = 0.0
     before_integrity = integrity[i]
     before_air = air[i]
+    before_afford = affordable(power[i])
     # 1. the action
     decoded = apply_action(
         i, action, seams, faults, cells, supports, vents, conduits, stress, damped,
@@ -467,14 +620,21 @@ def step_one(
     # 2. structure; cores that carry their load and have a shaft within reach activate
     total = 0
     activated = 0
-    for r in range(GRID):
-        for c in range(GRID):
-            if cells[i, r, c] != ROCK:
-                o = overload(i, r, c, cells, supports, stress, seams, damped)
-                total += o
-                if cells[i, r, c] == CORE and o == 0 and ventilated(i, r, c, vents):
-                    cells[i, r, c] = DISTRICT
-                    activated += 1
+    # Only open cells count. They are visited through a bitmask, not by testing every cell:
+    # open cells lie anywhere, so a test per cell mispredicts often (the same sum, faster).
+    opened = 0
+    for k in range(NUM_CELLS):
+        opened |= np.int64(cells[i, k // GRID, k % GRID] != ROCK) << k
+    while opened != 0:
+        k = lowest_bit(opened)
+        opened &= opened - 1
+        r = k // GRID
+        c = k % GRID
+        o = overload(i, r, c, cells, supports, stress, seams, damped)
+        total += o
+        if cells[i, r, c] == CORE and o == 0 and ventilated(i, r, c, vents):
+            cells[i, r, c] = DISTRICT
+            activated += 1
     integrity[i] = min(INTEGRITY_START, max(0, integrity[i] + integrity_change(total)))
     # 3. air (the airflow the agent saw before acting), 4. power
     air[i] = min(100, max(0, air[i] + air_change(i, step[i], airflow0, vents, research, districts)))
@@ -517,11 +677,13 @@ def step_one(
     for k in range(NUM_TERMS):
         total_reward += terms[i, k]
     reward[i] = total_reward
-    write_observation(
-        i, seams, faults, airflow0, vents, stress, step, research, scanned,
-        view_stress, airflow, view_seams, view_faults,
+    # 8. the observation and the mask
+    update_view(
+        i, action, phase(step[i]) != phase(step[i] - 1),
+        seams, faults, airflow0, vents, stress, step, research, scanned,
+        view_stress, airflow, view_seams, view_faults, cells, supports, conduits, power,
+        components, mask, decoded != 0 or affordable(power[i]) != before_afford,
     )  # fmt: skip
-    write_mask(i, cells, supports, vents, conduits, power, research, components, mask)
 
 
 @inline

@@ -1,0 +1,50 @@
+"""Regression: a seeded vector run with seeded masked random actions hashes to fixed values.
+
+The hashes were recorded before the speed work on the kernels and ``vector_info``; any change
+to observations, rewards, flags, outcomes, reward terms, metrics or masks changes them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import numpy as np
+from helpers import make_vec, random_actions, vector_trace
+
+ENV_ID = "hiddengrid/Megacity-v0"
+TRACE_SHA256 = "d72ab05ddac98d23de136af7e677e68b869705d1c5986149a7edaa821d602628"
+INFO_TRACE_SHA256 = "48bc968c5c6c38a2564f6a94bc659e1559647b97d452baa3f9713e5e06311094"
+
+
+def sha256(trace: Any) -> str:
+    return hashlib.sha256(json.dumps(trace).encode()).hexdigest()
+
+
+def info_trace(n: int, seed: int, steps: int) -> list[Any]:
+    """The info of every step of a seeded run: reward terms, metrics and action masks."""
+    venv = make_vec(ENV_ID, n)
+    rng = np.random.default_rng(seed)
+    _, info = venv.reset(seed=seed)
+    out: list[Any] = []
+    for t in range(steps + 1):
+        out.append(
+            [
+                {k: v.tolist() for k, v in info["reward_terms"].items()},
+                {k: v.tolist() for k, v in info["metrics"].items()},
+                np.packbits(info["action_mask"], axis=1).tolist(),
+                [info[k].tolist() for k in ("_reward_terms", "_metrics", "_action_mask")],
+            ]
+        )
+        if t < steps:
+            _, _, _, _, info = venv.step(random_actions(venv, rng))
+    return out
+
+
+def test_vector_trace_hash() -> None:
+    assert sha256(vector_trace(ENV_ID, 32, 0, 300)) == TRACE_SHA256
+
+
+def test_vector_info_trace_hash() -> None:
+    assert sha256(info_trace(32, 0, 300)) == INFO_TRACE_SHA256
