@@ -315,3 +315,13 @@ def test_evaluation_agents_run(env_id: str) -> None:
         result = run_episodes(env_id, name, 64, seed=0, batch_size=32)
         assert result.episodes == 64 and sum(result.outcomes.values()) == 64
         assert "None" not in result.outcomes
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_oracle_scores_do_not_depend_on_the_batch_layout(env_id: str) -> None:
+    """Episode k is seed S+k whatever the batch size, and so is the oracle's play of it."""
+    from hiddengrid.core.evaluate import run_episodes
+
+    whole = run_episodes(env_id, "oracle", 24, seed=3, batch_size=24)
+    pieces = run_episodes(env_id, "oracle", 24, seed=3, batch_size=7)
+    assert whole.returns == pieces.returns and whole.outcomes == pieces.outcomes

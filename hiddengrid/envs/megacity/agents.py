@@ -437,7 +437,6 @@ class OracleAgent(BatchAgent):
         self.batch: Batch = env.batch
         self.scratch = Batch(self.batch.definition, candidates, self.batch.config)
         self.rng = np.zeros(1, dtype=np.uint64)
-        seed_streams(self.rng, np.array([seed], dtype=np.uint64))
         k = candidates
         self.targets = np.zeros((k, MAX_TARGETS), dtype=np.int64)
         self.ntargets = np.zeros(k, dtype=np.int64)
@@ -451,6 +450,10 @@ class OracleAgent(BatchAgent):
         self.actions = np.zeros(self.num_envs, dtype=np.int64)
 
     def plan_episode(self, i: int) -> None:
+        # The candidate plans are drawn from a stream fixed by the episode itself (seeded with
+        # the env's stream right after it drew this scenario), so an episode gets the same plans
+        # however the batch is laid out: in a vector env of any size, or through the text env.
+        seed_streams(self.rng, self.batch.rng[i : i + 1])
         for name, arr in self.scratch.fields.items():
             arr[:] = self.batch.fields[name][i]
         s = self.scratch
