@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 
 import gymnasium as gym
 import numpy as np
@@ -257,23 +256,3 @@ def test_rendering(mode) -> None:
         assert "legend" in frame and "integrity" in frame and "airflow" in frame
     else:
         assert frame.dtype == np.uint8 and frame.shape[2] == 3 and frame.shape[0] > 300
-
-
-def _steps_per_second(venv, steps: int) -> float:
-    base = venv.unwrapped if hasattr(venv, "unwrapped") else venv
-    venv.reset(seed=0)
-    wait = np.full(venv.num_envs, encode_action("wait"))
-    t0 = time.perf_counter()
-    for _ in range(steps):
-        venv.step(wait)
-    del base
-    return venv.num_envs * steps / (time.perf_counter() - t0)
-
-
-def test_native_vector_env_is_100_times_sync_vector_env() -> None:
-    native = make_vec(ENV_ID, 1024)
-    _steps_per_second(native, 5)
-    sync = gym.make_vec(ENV_ID, num_envs=8, vectorization_mode="sync")
-    fast = _steps_per_second(native, 60)
-    slow = _steps_per_second(sync, 60)
-    assert fast >= 100 * slow, (fast, slow)
