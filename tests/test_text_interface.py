@@ -140,3 +140,24 @@ def test_make_text_passes_kwargs_and_rejects_unknown() -> None:
 def test_transcript_shows_a_whole_episode(env_id: str) -> None:
     md = transcript(env_id, seed=0)
     assert md.count("**Answer:**") >= 2 and "Outcome:" in md and "invalid" in md
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_observation_text_holds_everything_the_observation_holds(env_id: str) -> None:
+    """Markov text: two different numeric observations never read the same."""
+    from helpers import random_action
+
+    tenv = hiddengrid.make_text(env_id)
+    rng = np.random.default_rng(0)
+    seen: dict[str, bytes] = {}
+    for seed in range(6):
+        _, info = tenv.reset(seed=seed)
+        while True:
+            obs = info["numeric_observation"]
+            key = b"".join(np.ascontiguousarray(obs[k]).tobytes() for k in sorted(obs))
+            text = tenv.observation_text()
+            assert seen.setdefault(text, key) == key, text
+            action = random_action(tenv.env, rng)
+            _, _, terminated, truncated, info = tenv.step(tenv.format_action(action))
+            if terminated or truncated:
+                break
