@@ -88,3 +88,32 @@ class EnvDefinition:
     render_fps: int = 4
     doc: str = ""
     notes: Mapping[str, Any] = field(default_factory=dict)
+
+
+def from_modules(
+    env_id: str,
+    *,
+    rules: Any,
+    generator: Any,
+    render: Any,
+    text: Any,
+    agents: Mapping[str, Callable[..., Any]],
+    **parts: Any,
+) -> EnvDefinition:
+    """An env's definition from its modules, which follow the per-env file pattern
+    (``docs/CONTRIBUTING_ENVS.md``): ``rules`` gives the fields and kernels, ``generator`` the
+    scenario checks, ``render`` the pictures. ``parts`` are the remaining fields."""
+    return EnvDefinition(
+        id=env_id,
+        fields=rules.FIELDS,
+        reset_all=rules.reset_all,
+        step_all=rules.step_all,
+        start_episode=rules.start_episode,
+        validate_scenario=generator.validate_scenario,
+        read_scenario=generator.read_scenario,
+        render_ansi=render.render_ansi,
+        render_rgb=render.render_rgb,
+        text=text,
+        agents=agents,
+        **parts,
+    )

@@ -9,7 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from hiddengrid.core.batch import Batch
-from hiddengrid.core.definition import EnvDefinition
+from hiddengrid.core.definition import from_modules
 from hiddengrid.core.single_env import HiddenGridEnv
 from hiddengrid.core.vector_env import HiddenGridVectorEnv
 from hiddengrid.envs.field_cipher import generator, render, rules, text
@@ -87,9 +87,13 @@ def action_space(config: Mapping[str, Any]) -> spaces.Discrete:
     return spaces.Discrete(NUM_ACTIONS)
 
 
-DEFINITION = EnvDefinition(
-    id=ENV_ID,
-    fields=rules.FIELDS,
+DEFINITION = from_modules(
+    ENV_ID,
+    rules=rules,
+    generator=generator,
+    render=render,
+    text=text,
+    agents=AGENTS,
     observation={
         "grid": "grid",
         "hints": "hints",
@@ -100,20 +104,11 @@ DEFINITION = EnvDefinition(
     observation_space=observation_space,
     action_space=action_space,
     outcomes=OUTCOMES,
-    reset_all=rules.reset_all,
-    step_all=rules.step_all,
-    start_episode=rules.start_episode,
-    validate_scenario=generator.validate_scenario,
-    read_scenario=generator.read_scenario,
-    render_ansi=render.render_ansi,
-    render_rgb=render.render_rgb,
-    agents=AGENTS,
     configure=configure,
     setup=setup,
     step_info=step_info,
     vector_info=vector_info,
     is_success=is_success,
-    text=text,
 )
 
 

@@ -9,7 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from hiddengrid.core.batch import Batch
-from hiddengrid.core.definition import EnvDefinition
+from hiddengrid.core.definition import from_modules
 from hiddengrid.core.single_env import HiddenGridEnv
 from hiddengrid.core.vector_env import HiddenGridVectorEnv
 from hiddengrid.envs.inverted_treasure import generator, render, rules, text
@@ -62,25 +62,20 @@ def is_success(outcome: str, episode_return: float) -> bool:
     return outcome == "treasure"
 
 
-DEFINITION = EnvDefinition(
-    id=ENV_ID,
-    fields=rules.FIELDS,
+DEFINITION = from_modules(
+    ENV_ID,
+    rules=rules,
+    generator=generator,
+    render=render,
+    text=text,
+    agents=AGENTS,
     observation={"window": "window", "position": "position", "steps_left": "steps_left"},
     observation_space=observation_space,
     action_space=action_space,
     outcomes=OUTCOMES,
-    reset_all=rules.reset_all,
-    step_all=rules.step_all,
-    start_episode=rules.start_episode,
-    validate_scenario=generator.validate_scenario,
-    read_scenario=generator.read_scenario,
-    render_ansi=render.render_ansi,
-    render_rgb=render.render_rgb,
-    agents=AGENTS,
     configure=configure,
     setup=setup,
     is_success=is_success,
-    text=text,
     notes={"ids": (ENV_ID, SCOUT_ENV_ID)},
 )
 

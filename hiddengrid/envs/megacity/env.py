@@ -10,7 +10,7 @@ from gymnasium import spaces
 from numba import njit
 
 from hiddengrid.core.batch import Batch
-from hiddengrid.core.definition import EnvDefinition
+from hiddengrid.core.definition import from_modules
 from hiddengrid.core.single_env import HiddenGridEnv
 from hiddengrid.core.vector_env import HiddenGridVectorEnv
 from hiddengrid.envs.megacity import generator, render, rules, text
@@ -143,27 +143,22 @@ def is_success(outcome: str, episode_return: float) -> bool:
     return outcome == "success"
 
 
-DEFINITION = EnvDefinition(
-    id=ENV_ID,
-    fields=rules.FIELDS,
+DEFINITION = from_modules(
+    ENV_ID,
+    rules=rules,
+    generator=generator,
+    render=render,
+    text=text,
+    agents=AGENTS,
     observation=OBSERVATION,
     observation_space=observation_space,
     action_space=action_space,
     outcomes=OUTCOMES,
-    reset_all=rules.reset_all,
-    step_all=rules.step_all,
-    start_episode=rules.start_episode,
-    validate_scenario=generator.validate_scenario,
-    read_scenario=generator.read_scenario,
-    render_ansi=render.render_ansi,
-    render_rgb=render.render_rgb,
-    agents=AGENTS,
     setup=setup,
     step_info=step_info,
     vector_info=vector_info,
     is_success=is_success,
     extra_action_check=extra_action_check,
-    text=text,
 )
 
 

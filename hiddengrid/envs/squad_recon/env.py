@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from hiddengrid.core.definition import EnvDefinition
+from hiddengrid.core.definition import from_modules
 from hiddengrid.core.single_env import HiddenGridEnv
 from hiddengrid.core.vector_env import HiddenGridVectorEnv
 from hiddengrid.envs.squad_recon import generator, render, rules, text
@@ -54,9 +54,13 @@ def action_space(config: Mapping[str, Any]) -> spaces.MultiDiscrete:
     return spaces.MultiDiscrete([NUM_ORDERS] * NUM_SQUADS)
 
 
-DEFINITION = EnvDefinition(
-    id=ENV_ID,
-    fields=rules.FIELDS,
+DEFINITION = from_modules(
+    ENV_ID,
+    rules=rules,
+    generator=generator,
+    render=render,
+    text=text,
+    agents=AGENTS,
     observation={
         "terrain": "explored",
         "visible": "visible",
@@ -69,15 +73,6 @@ DEFINITION = EnvDefinition(
     observation_space=observation_space,
     action_space=action_space,
     outcomes=OUTCOMES,
-    reset_all=rules.reset_all,
-    step_all=rules.step_all,
-    start_episode=rules.start_episode,
-    validate_scenario=generator.validate_scenario,
-    read_scenario=generator.read_scenario,
-    render_ansi=render.render_ansi,
-    render_rgb=render.render_rgb,
-    agents=AGENTS,
-    text=text,
 )
 
 
