@@ -25,6 +25,7 @@ import numpy as np
 
 from hiddengrid.core.kernel import inline
 from hiddengrid.core.rng import below
+from hiddengrid.core.scenario import check_keys, int_array
 from hiddengrid.envs.megacity.constants import (
     CHANNEL_SPEED,
     DIR_COL,
@@ -167,21 +168,6 @@ def draw_scenario(rng, i, seams, faults, stress0, airflow0) -> None:
 SCENARIO_KEYS = ("seams", "faults", "stress", "airflow")
 
 
-def _int_array(value: Any, name: str, shape: tuple[int, ...], low: int, high: int) -> np.ndarray:
-    try:
-        arr = np.array(value)
-    except (ValueError, TypeError):
-        raise ValueError(f"scenario[{name!r}] must be a list of lists of shape {shape}") from None
-    if arr.shape != shape or arr.dtype.kind not in "iu":
-        raise ValueError(
-            f"scenario[{name!r}] must be integers of shape {shape}, got shape {arr.shape} "
-            f"of {arr.dtype}"
-        )
-    if arr.size and (arr.min() < low or arr.max() > high):
-        raise ValueError(f"scenario[{name!r}] values must lie in {low}..{high}")
-    return arr
-
-
 def validate_scenario(scenario: Mapping[str, Any], config: Mapping[str, Any]) -> dict:
     """Checks a scenario dict and returns it as arrays for the batch.
 
@@ -191,19 +177,11 @@ def validate_scenario(scenario: Mapping[str, Any], config: Mapping[str, Any]) ->
     5x5x2 of -2..2 (``[row, col]`` components at step 0, row grows to the south). Anything else
     (how many seams, their shape, the fault's shape) is a custom level and allowed.
     """
-    if not isinstance(scenario, Mapping):
-        raise ValueError(f"a scenario must be a dict, got {type(scenario).__name__}")
-    keys = set(scenario)
-    if keys != set(SCENARIO_KEYS):
-        missing = sorted(set(SCENARIO_KEYS) - keys)
-        extra = sorted(str(k) for k in keys - set(SCENARIO_KEYS))
-        raise ValueError(
-            f"scenario keys must be {list(SCENARIO_KEYS)}: missing {missing}, unknown {extra}"
-        )
-    seams = _int_array(scenario["seams"], "seams", (GRID, GRID), 0, 4)
-    faults = _int_array(scenario["faults"], "faults", (GRID, GRID), 0, 1)
-    stress = _int_array(scenario["stress"], "stress", (GRID, GRID), 0, STRESS_MAX)
-    airflow = _int_array(
+    check_keys(scenario, SCENARIO_KEYS)
+    seams = int_array(scenario["seams"], "seams", (GRID, GRID), 0, 4)
+    faults = int_array(scenario["faults"], "faults", (GRID, GRID), 0, 1)
+    stress = int_array(scenario["stress"], "stress", (GRID, GRID), 0, STRESS_MAX)
+    airflow = int_array(
         scenario["airflow"], "airflow", (GRID, GRID, 2), -CHANNEL_SPEED, CHANNEL_SPEED
     )
     both = np.argwhere((seams != 0) & (faults != 0))
