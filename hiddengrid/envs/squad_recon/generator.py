@@ -4,8 +4,9 @@ Terrain: a target number of blocked cells is drawn uniformly in 34..67 (15-30 % 
 a third to a half of them are walls, laid as straight partial barriers (anchored at an edge or
 free-standing) with a gap of one or two cells, so they make chokepoints; the rest is forest,
 grown as random-walk patches. Every cell is blocked only if the open cells stay one 4-connected
-region: the local test of :func:`blocking_keeps_open_connected` is sufficient for that, so no
-flood fill is needed. The 3x3 south-west corner around the squads' starts is never blocked.
+region: the local test of ``RING_OK`` (the open 4-neighbours of the cell lie on one open arc
+of its 8-ring) is sufficient for that, so no flood fill is needed. The 3x3 south-west corner
+around the squads' starts is never blocked.
 
 Camps: uniform open cells at Chebyshev distance >= 5 from ``[14, 0]``, redrawn while a camp
 could be seen from a start cell, would cut the open region in two, or (for the first camp) would
@@ -56,14 +57,6 @@ MAX_BARRIERS = 40
 MAX_PATCHES = 400
 
 
-@inline
-def _is_open(terrain: np.ndarray, i: int, r: int, c: int, skip_r: int, skip_c: int) -> bool:
-    """Open ground on the grid, not the cell ``(skip_r, skip_c)`` (a camp already placed)."""
-    if r < 0 or r >= GRID_SIZE or c < 0 or c >= GRID_SIZE:
-        return False
-    return terrain[i, r, c] == OPEN and not (r == skip_r and c == skip_c)
-
-
 def _ring_table() -> np.ndarray:
     """``RING_OK[bits]``: blocking a cell whose open 8-ring cells are ``bits`` (bit ``k`` = ring
     cell ``k``) keeps the open cells connected, i.e. its open 4-neighbours lie on one open arc
@@ -85,42 +78,77 @@ def _ring_table() -> np.ndarray:
 
 RING_OK = _ring_table()  # (256,)
 
+# --- the open cells as bit rows ----------------------------------------------------------------
+#
+# While it draws, the generator also keeps the open cells as bit rows: ``open_rows[i, r + 1]``
+# has bit ``c + 1`` set where ``(r, c)`` is open, and the padding (row 0, row 16, bit 0, bit 16)
+# is never open, so off-grid cells count as blocked without a bounds test. The 3x3 block around
+# a cell is then three loads and shifts, and one lookup in CAN_BLOCK decides it. Why: the cells
+# tried are random, so a cell-by-cell test with its branches mispredicted most of the time, and
+# that was most of the cost of a draw.
+PADDED = GRID_SIZE + 2
+FULL_ROW = ((1 << GRID_SIZE) - 1) << 1  # the 15 cells of a row, all open
 
-@inline
-def blocking_keeps_open_connected(
-    terrain: np.ndarray, i: int, r: int, c: int, skip_r: int, skip_c: int
-) -> bool:
-    """True if the open 4-neighbours of ``(r, c)`` lie on one open arc of its 8-ring (``RING_OK``),
-    ``(skip_r, skip_c)`` counting as blocked."""
-    bits = 0
-    if skip_r < 0 and 0 < r < GRID_SIZE - 1 and 0 < c < GRID_SIZE - 1:
-        # Inside the border with nothing to skip (most calls): no bounds tests, no branches.
+
+def _block_table() -> np.ndarray:
+    """``CAN_BLOCK[block]`` (0 or 1) for the open cells of a 3x3 block (bit ``3 * row + col``, row
+    0 north, col 0 west): the centre is open and blocking it keeps the open cells connected."""
+    table = np.zeros(512, dtype=np.int64)
+    for block in range(512):
+        ring = 0
         for k in range(8):
-            bits |= np.int64(terrain[i, r + RING_ROW[k], c + RING_COL[k]] == OPEN) << k
-        return RING_OK[bits]
-    for k in range(8):
-        if _is_open(terrain, i, r + RING_ROW[k], c + RING_COL[k], skip_r, skip_c):
-            bits |= 1 << k
-    return RING_OK[bits]
+            ring |= ((block >> (3 * (1 + RING_ROW[k]) + 1 + RING_COL[k])) & 1) << k
+        table[block] = int((block >> 4) & 1 and RING_OK[ring])
+    return table
+
+
+CAN_BLOCK = _block_table()  # (512,)
+# BLOCKABLE_ROWS[r]: bit c set where the generator may block (r, c), i.e. outside the safe corner.
+BLOCKABLE_ROWS = np.array(
+    [
+        ((1 << GRID_SIZE) - 1)
+        ^ (((1 << (SAFE_COLS[1] + 1)) - (1 << SAFE_COLS[0])) * (SAFE_ROWS[0] <= r <= SAFE_ROWS[1]))
+        for r in range(GRID_SIZE)
+    ],
+    dtype=np.int64,
+)
 
 
 @inline
-def _in_safe_corner(r: int, c: int) -> bool:
-    return SAFE_ROWS[0] <= r <= SAFE_ROWS[1] and SAFE_COLS[0] <= c <= SAFE_COLS[1]
+def block_3x3(open_rows: np.ndarray, i: int, r: int, c: int) -> int:
+    """The open cells of the 3x3 block around grid cell ``(r, c)`` as 9 bits (CAN_BLOCK's)."""
+    return (
+        ((np.int64(open_rows[i, r]) >> c) & 7)
+        | (((np.int64(open_rows[i, r + 1]) >> c) & 7) << 3)
+        | (((np.int64(open_rows[i, r + 2]) >> c) & 7) << 6)
+    )
 
 
 @inline
-def _try_block(terrain: np.ndarray, i: int, r: int, c: int, kind: int) -> bool:
-    if r < 0 or r >= GRID_SIZE or c < 0 or c >= GRID_SIZE or _in_safe_corner(r, c):
-        return False
-    if terrain[i, r, c] != OPEN or not blocking_keeps_open_connected(terrain, i, r, c, -1, -1):
-        return False
-    terrain[i, r, c] = kind
-    return True
+def is_open(open_rows: np.ndarray, i: int, r: int, c: int) -> int:
+    return (np.int64(open_rows[i, r + 1]) >> (c + 1)) & 1
 
 
 @inline
-def draw_barrier(rng: np.ndarray, i: int, terrain: np.ndarray, budget: int) -> int:
+def _try_block(
+    terrain: np.ndarray, open_rows: np.ndarray, i: int, r: int, c: int, kind: int, allowed: int
+) -> int:
+    """Blocks grid cell ``(r, c)`` with ``kind`` if ``allowed`` (0 or 1), the cell is open and
+    outside the safe corner, and blocking it keeps the open cells connected. Returns 1 if it did.
+
+    Branch-free (the outcome is random, a branch on it mispredicts): both writes always happen
+    and change nothing when the cell is not blocked.
+    """
+    blocked = CAN_BLOCK[block_3x3(open_rows, i, r, c)] & (BLOCKABLE_ROWS[r] >> c) & allowed
+    open_rows[i, r + 1] = np.int64(open_rows[i, r + 1]) & ~(blocked << (c + 1))
+    terrain[i, r, c] = terrain[i, r, c] | kind * blocked
+    return blocked
+
+
+@inline
+def draw_barrier(
+    rng: np.ndarray, i: int, terrain: np.ndarray, open_rows: np.ndarray, budget: int
+) -> int:
     """One straight partial wall of 5..12 cells on row or column 2..12 with a 1-2 cell gap.
 
     A third start at the west/north edge, a third end at the east/south edge, a third stand
@@ -146,20 +174,19 @@ def draw_barrier(rng: np.ndarray, i: int, terrain: np.ndarray, budget: int) -> i
     gap_width += 1
     rng[i] = state
     placed = 0
-    for k in range(first, first + length):
-        if placed >= budget:
-            break
-        if gap <= k < gap + gap_width:
-            continue
+    for k in range(first, first + length):  # every cell is on the grid
         r = k if vertical == 1 else line
         c = line if vertical == 1 else k
-        if _try_block(terrain, i, r, c, WALL):
-            placed += 1
+        # Cells in the gap or past the budget are not blocked (a mask, not a branch).
+        allowed = np.int64((k < gap) | (k >= gap + gap_width)) & np.int64(placed < budget)
+        placed += _try_block(terrain, open_rows, i, r, c, WALL, allowed)
     return placed
 
 
 @inline
-def draw_forest_patch(rng: np.ndarray, i: int, terrain: np.ndarray, budget: int) -> int:
+def draw_forest_patch(
+    rng: np.ndarray, i: int, terrain: np.ndarray, open_rows: np.ndarray, budget: int
+) -> int:
     """A patch of 3..8 forest cells grown by a random walk from a uniform cell."""
     state = rng[i]  # the stream in a local variable: same numbers (see below_from)
     state, size = below_from(state, 6)
@@ -168,39 +195,42 @@ def draw_forest_patch(rng: np.ndarray, i: int, terrain: np.ndarray, budget: int)
     r = t // GRID_SIZE
     c = t % GRID_SIZE
     placed = 0
+    wanted = min(size, budget)
     for _ in range(4 * size):
-        if placed >= size or placed >= budget:
+        if placed >= wanted:
             break
-        if _try_block(terrain, i, r, c, FOREST):
-            placed += 1
+        placed += _try_block(terrain, open_rows, i, r, c, FOREST, 1)
         state, d = below_from(state, 4)
-        nr = r + NEIGHBOUR_ROW[d]
-        nc = c + NEIGHBOUR_COL[d]
-        if 0 <= nr < GRID_SIZE and 0 <= nc < GRID_SIZE:
-            r = nr
-            c = nc
+        # A step off the grid stays put. A step changes one coordinate by one, so clamping
+        # both is the same, without a branch.
+        r = min(max(r + NEIGHBOUR_ROW[d], 0), GRID_SIZE - 1)
+        c = min(max(c + NEIGHBOUR_COL[d], 0), GRID_SIZE - 1)
     rng[i] = state
     return placed
 
 
 @inline
-def draw_terrain(rng: np.ndarray, i: int, terrain: np.ndarray) -> None:
+def draw_terrain(rng: np.ndarray, i: int, terrain: np.ndarray, open_rows: np.ndarray) -> None:
     """Barriers, then forest patches, until exactly the drawn number of cells is blocked."""
     while True:
         for r in range(GRID_SIZE):
             for c in range(GRID_SIZE):
                 terrain[i, r, c] = OPEN
+        open_rows[i, 0] = 0
+        open_rows[i, PADDED - 1] = 0
+        for r in range(GRID_SIZE):
+            open_rows[i, r + 1] = FULL_ROW
         target = MIN_BLOCKED + below(rng, i, MAX_BLOCKED - MIN_BLOCKED + 1)
         walls = target * (MIN_WALL_PERCENT + below(rng, i, WALL_PERCENT_RANGE)) // 100
         blocked = 0
         for _ in range(MAX_BARRIERS):
             if blocked >= walls:
                 break
-            blocked += draw_barrier(rng, i, terrain, walls - blocked)
+            blocked += draw_barrier(rng, i, terrain, open_rows, walls - blocked)
         for _ in range(MAX_PATCHES):
             if blocked >= target:
                 break
-            blocked += draw_forest_patch(rng, i, terrain, target - blocked)
+            blocked += draw_forest_patch(rng, i, terrain, open_rows, target - blocked)
         if blocked == target:
             return
 
@@ -214,45 +244,47 @@ def seen_from_start(terrain: np.ndarray, i: int, r: int, c: int) -> bool:
 
 
 @inline
-def _open_neighbours(terrain: np.ndarray, i: int, r: int, c: int, skip_r: int, skip_c: int) -> int:
-    count = 0
-    for d in range(4):
-        if _is_open(terrain, i, r + NEIGHBOUR_ROW[d], c + NEIGHBOUR_COL[d], skip_r, skip_c):
-            count += 1
-    return count
+def draw_camps(
+    rng: np.ndarray, i: int, terrain: np.ndarray, open_rows: np.ndarray, camps: np.ndarray
+) -> None:
+    """Two camps on distinct open cells far from the start, hidden from it, cutting nothing.
 
-
-@inline
-def draw_camps(rng: np.ndarray, i: int, terrain: np.ndarray, camps: np.ndarray) -> None:
-    """Two camps on distinct open cells far from the start, hidden from it, cutting nothing."""
+    While the second camp is drawn, the first one's cell is marked blocked in ``open_rows``.
+    """
     start_r = SQUAD_STARTS[0, 0]
     start_c = SQUAD_STARTS[0, 1]
     while True:
         for j in range(NUM_CAMPS):
-            skip_r = camps[i, 0, 0] if j == 1 else -1
-            skip_c = camps[i, 0, 1] if j == 1 else -1
             while True:
                 t = below(rng, i, NUM_CELLS)
                 r = t // GRID_SIZE
                 c = t % GRID_SIZE
-                if terrain[i, r, c] != OPEN or (r == skip_r and c == skip_c):
+                if is_open(open_rows, i, r, c) == 0:
                     continue
                 if max(abs(r - start_r), abs(c - start_c)) < CAMP_MIN_DISTANCE:
                     continue
                 if seen_from_start(terrain, i, r, c):
                     continue
-                if not blocking_keeps_open_connected(terrain, i, r, c, skip_r, skip_c):
+                if CAN_BLOCK[block_3x3(open_rows, i, r, c)] == 0:  # it would cut the open region
                     continue
                 camps[i, j, 0] = r
                 camps[i, j, 1] = c
                 break
+            if j == 0:
+                open_rows[i, r + 1] = np.int64(open_rows[i, r + 1]) & ~(1 << (c + 1))
         # The second camp must not take the first one's last open neighbour.
-        if (
-            _open_neighbours(
-                terrain, i, camps[i, 0, 0], camps[i, 0, 1], camps[i, 1, 0], camps[i, 1, 1]
-            )
-            > 0
-        ):
+        r0 = camps[i, 0, 0]
+        c0 = camps[i, 0, 1]
+        open_rows[i, r0 + 1] = np.int64(open_rows[i, r0 + 1]) | (1 << (c0 + 1))
+        neighbours = (
+            is_open(open_rows, i, r0 - 1, c0)
+            + is_open(open_rows, i, r0 + 1, c0)
+            + is_open(open_rows, i, r0, c0 - 1)
+            + is_open(open_rows, i, r0, c0 + 1)
+        )
+        if abs(camps[i, 1, 0] - r0) + abs(camps[i, 1, 1] - c0) == 1:
+            neighbours -= 1  # the second camp, open in open_rows
+        if neighbours > 0:
             break
     for j in range(NUM_CAMPS):
         camps[i, j, 2] = MIN_CAMP_STRENGTH + below(
@@ -262,17 +294,23 @@ def draw_camps(rng: np.ndarray, i: int, terrain: np.ndarray, camps: np.ndarray) 
 
 @inline
 def draw_scenario(
-    rng: np.ndarray, i: int, terrain: np.ndarray, start_squads: np.ndarray, camps: np.ndarray
+    rng: np.ndarray,
+    i: int,
+    terrain: np.ndarray,
+    start_squads: np.ndarray,
+    camps: np.ndarray,
+    open_rows: np.ndarray,
 ) -> None:
-    """Terrain, then the squads' strengths, then the camps (SPEC section 5)."""
-    draw_terrain(rng, i, terrain)
+    """Terrain, then the squads' strengths, then the camps (SPEC section 5). ``open_rows`` is
+    scratch (see CAN_BLOCK); afterwards it holds the open cells of the terrain drawn."""
+    draw_terrain(rng, i, terrain, open_rows)
     for k in range(NUM_SQUADS):
         start_squads[i, k, 0] = SQUAD_STARTS[k, 0]
         start_squads[i, k, 1] = SQUAD_STARTS[k, 1]
         start_squads[i, k, 2] = MIN_SQUAD_STRENGTH + below(
             rng, i, MAX_SQUAD_STRENGTH - MIN_SQUAD_STRENGTH + 1
         )
-    draw_camps(rng, i, terrain, camps)
+    draw_camps(rng, i, terrain, open_rows, camps)
 
 
 # --- scenarios as plain dicts -----------------------------------------------------------------
