@@ -69,7 +69,7 @@ FIELDS = (
     Field("visible_rows", np.int32, (GRID_SIZE,)),  # "visible" as bits
     Field("explored_rows", np.int32, (GRID_SIZE,)),  # cells of "terrain" that are explored
     Field("sight_key", np.int64),  # the live squads' cells when sight was last computed
-    Field("open_rows", np.int32, (OPEN_ROWS,)),  # scratch of the generator (generator.py)
+    Field("open_rows", np.int64, (OPEN_ROWS,)),  # scratch of the generator (generator.py)
 )
 
 
