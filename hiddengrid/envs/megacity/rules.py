@@ -149,8 +149,12 @@ FIELDS = (
 
 @inline
 def phase(step: int) -> int:
-    """+1 for steps 0-7, 16-23, 32-39; -1 for steps 8-15, 24-31: the airflow reversal."""
-    return 1 if (step // REVERSAL_PERIOD) % 2 == 0 else -1
+    """+1 for steps 0-7, 16-23, 32-39; -1 for steps 8-15, 24-31: the airflow reversal.
+
+    The flips are exactly at steps 8, 16, 24 and 32 (SPEC section 6): the final observation,
+    at step 40, keeps the phase of step 39.
+    """
+    return 1 if (min(step, STEP_BUDGET - 1) // REVERSAL_PERIOD) % 2 == 0 else -1
 
 
 @inline
