@@ -120,6 +120,9 @@ def cmd_record(args: argparse.Namespace) -> int:
     from hiddengrid.core.record import record_episode
 
     _check_env_ids([args.env_id])
+    agents = definition_of(args.env_id).agents
+    if args.agent not in agents:
+        raise SystemExit(f"{args.env_id} has no agent {args.agent!r}; it has {', '.join(agents)}")
     frames, outcome, total = record_episode(
         args.env_id, args.agent, args.out, seed=args.seed, fps=args.fps
     )

@@ -47,6 +47,8 @@ def test_eval_rejects_unknown_names():
         main(["eval", "--env", ID, "--agent", "nobody"])
     with pytest.raises(SystemExit):
         main(["eval", "--env", ID, "--agent", "llm"])  # no --base-url / --model
+    with pytest.raises(SystemExit, match="no agent"):
+        main(["record", ID, "--agent", "nobody", "--out", "x.gif"])
 
 
 def test_bench_reports_every_configuration(capsys, tmp_path):

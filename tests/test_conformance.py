@@ -162,7 +162,7 @@ def test_scenario_round_trip(env_id: str) -> None:
 def _bad_actions(space: gym.Space) -> list[object]:
     common = [1.5, 1.0, "0", None, True, False, np.float32(1.0), [], object()]
     if isinstance(space, gym.spaces.Discrete):
-        return [*common, -1, int(space.n), np.int64(space.n), np.array([0]), [0]]
+        return [*common, -1, int(space.n), np.int64(space.n), np.array([0]), [0], np.array(True)]
     k = len(space.nvec)
     return [
         *common,
@@ -172,6 +172,8 @@ def _bad_actions(space: gym.Space) -> list[object]:
         [int(space.nvec[0])] + [0] * (k - 1),
         [0.0] * k,
         ["0"] * k,
+        [True] + [0] * (k - 1),
+        (np.True_, *([0] * (k - 1))),
         0,
     ]
 
@@ -197,6 +199,9 @@ def test_vector_bad_actions_raise_and_change_nothing(env_id: str) -> None:
     space = base.single_action_space
     good = random_actions(venv, np.random.default_rng(0))
     bads = [good[:2], good.astype(np.float64), good.astype(str), None, "x"]
+    with_bool = good.tolist()
+    with_bool[0] = True if np.ndim(with_bool[0]) == 0 else [True, *with_bool[0][1:]]
+    bads.append(with_bool)
     too_big = good.copy()
     too_big[1] = space.n if isinstance(space, gym.spaces.Discrete) else space.nvec
     bads.append(too_big)
@@ -227,6 +232,8 @@ def test_bad_reset_options_raise_and_change_nothing(env_id: str) -> None:
             env.reset(seed=99, options=options)
         after = base.batch.snapshot()
         assert all(np.array_equal(before[k], after[k]) for k in before), options
+    obs, _ = env.reset(seed=6, options={"scenario": None})  # None: draw a new scenario
+    assert env.observation_space.contains(obs)
     for bad_seed in (-1, 1.5, "3"):
         with pytest.raises(ValueError):
             env.reset(seed=bad_seed)

@@ -28,8 +28,22 @@ def _is_int_scalar(x: object) -> bool:
     return isinstance(x, np.ndarray) and x.shape == () and x.dtype.kind in "iu"
 
 
+def _holds_bool(x: object) -> bool:
+    if isinstance(x, bool | np.bool_):
+        return True
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind == "b"
+    if isinstance(x, list | tuple):
+        return any(_holds_bool(e) for e in x)
+    return False
+
+
 def _int_array(x: object) -> np.ndarray | None:
-    """``x`` as an integer array, or ``None`` when it holds anything but integers."""
+    """``x`` as an integer array, or ``None`` when it holds anything but integers.
+
+    NumPy turns ``[True, 0, 0]`` into integers; a bool is not an action, so a sequence that
+    holds one is refused here (an integer array cannot hold one).
+    """
     if isinstance(x, str | bytes) or x is None:
         return None
     try:
@@ -37,6 +51,8 @@ def _int_array(x: object) -> np.ndarray | None:
     except (ValueError, TypeError):
         return None
     if arr.dtype.kind not in "iu":
+        return None
+    if not isinstance(x, np.ndarray) and _holds_bool(x):
         return None
     return arr
 

@@ -28,7 +28,7 @@ def parse_reset_options(
         raise ValueError(
             f"unknown reset option(s) {sorted(unknown)}; valid options: {sorted(RESET_OPTIONS)}"
         )
-    if "scenario" not in options:
+    if options.get("scenario") is None:  # no scenario given: draw a new one
         return None
     scenario = options["scenario"]
     if isinstance(scenario, Mapping):

@@ -66,9 +66,10 @@ def render_ansi(batch: Batch, i: int) -> str:
             else:
                 ch = str(lv[r, c]) if lv[r, c] else "."
             in_window = abs(r - ar) <= 1 and abs(c - ac) <= 1
-            left = "[" if in_window and c == ac - 1 else " "
-            right = "]" if in_window and c == ac + 1 else " "
-            cells.append(left + ch + right if in_window else f" {ch} ")
+            # The window's edge cells carry the brackets; at the grid's edge the last cell does.
+            left = "[" if in_window and c == max(ac - 1, 0) else " "
+            right = "]" if in_window and c == min(ac + 1, GRID_SIZE - 1) else " "
+            cells.append(left + ch + right)
         row = "".join(cells)
         lines.append(f"{r:>2} " + row)
     lines.append(_status(batch, i))

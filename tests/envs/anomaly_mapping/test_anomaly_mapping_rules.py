@@ -248,3 +248,12 @@ def test_disconnected_walls_rejected():
 def test_custom_level_with_other_wall_count_is_accepted():
     _, obs = start(walls=[(1, 1)], node=(5, 5), agent=(5, 5))
     assert obs["field"][1, 1] == 3
+
+
+@pytest.mark.parametrize("agent", [(7, 14), (7, 0), (0, 7), (14, 14)])
+def test_ansi_window_brackets_close_at_the_grid_edge(agent):
+    env = make(ID, render_mode="ansi")
+    env.reset(options={"scenario": scenario(node=(3, 3), agent=agent)})
+    rows = env.render().splitlines()[1:16]
+    for r in range(max(agent[0] - 1, 0), min(agent[0] + 1, 14) + 1):
+        assert rows[r].count("[") == 1 and rows[r].count("]") == 1, rows[r]
