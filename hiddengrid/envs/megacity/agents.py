@@ -373,10 +373,15 @@ def oracle_rollouts(
     terminated,
     seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
     step, integrity, air, power, districts, research, components, scanned, power_paid,
-    view_stress, airflow, view_seams, view_faults, terms, mask,
+    view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
+    view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask,
 ) -> None:  # fmt: skip
     """Every slot j holds a copy of one start state; each draws a plan (targets ordered by
     load plus noise, a number of taps, an air margin) and plays it to the end."""
+    views = (
+        view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
+        view_reversal, view_draft, view_conduit_effect, view_conduit_damps,
+    )  # fmt: skip
     n = plans.shape[0]
     key = np.zeros(NUM_CELLS, dtype=np.int64)
     for j in range(n):
@@ -415,7 +420,7 @@ def oracle_rollouts(
                 j, a, outcome, reward, terminated,
                 seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress,
                 damped, step, integrity, air, power, districts, research, components, scanned,
-                power_paid, view_stress, airflow, view_seams, view_faults, terms, mask,
+                power_paid, views, terms, mask,
             )  # fmt: skip
             returns[j] += reward[j]
             if terminated[j]:

@@ -84,6 +84,11 @@ COMPONENT_NAMES = (
 )
 NUM_COMPONENTS = 6
 COMPONENT_OF_RULE = np.array([2, 3, 4, 5], dtype=np.int64)
+NOT_REVEALED = -1  # what a research observation shows before its stage
+
+# What a conduit laid in a cell would do ("conduit_effect", conduit research stage 1).
+CONDUIT_INERT, CONDUIT_TAPS_AND_LOADS, CONDUIT_TAPS, CONDUIT_DAMPS = 0, 1, 2, 3
+CONDUIT_EFFECT_NAMES = ("nothing", "taps power, loads the rock", "taps power", "damps the seam")
 
 # --- hidden geology (generator) ----------------------------------------------------------------
 MIN_SEAMS, MAX_SEAMS = 1, 2

@@ -18,6 +18,7 @@ from hiddengrid.envs.megacity.actions import decode_action, encode_action
 from hiddengrid.envs.megacity.agents import AGENTS
 from hiddengrid.envs.megacity.constants import (
     CHANNEL_SPEED,
+    CONDUIT_DAMPS,
     GRID,
     NUM_ACTIONS,
     NUM_COMPONENTS,
@@ -25,7 +26,9 @@ from hiddengrid.envs.megacity.constants import (
     OUTCOMES,
     POWER_MAX,
     POWER_MIN,
+    REVERSAL_PERIOD,
     REWARD_TERMS,
+    SEAM_RELIEF,
     SEAM_UNKNOWN_DIRECTION,
     SHAFT_DRAFT,
     STEP_BUDGET,
@@ -61,6 +64,15 @@ def observation_space(config: Mapping[str, Any]) -> spaces.Dict:
             "air": spaces.Discrete(101),
             "power": spaces.Discrete(POWER_MAX - POWER_MIN + 1, start=POWER_MIN),
             "step": spaces.Discrete(STEP_BUDGET + 1),
+            # research of the load, airflow and conduit rules (-1: not yet revealed)
+            "relief_reach": spaces.Box(-1, GRID - 1, shape=grid, dtype=np.int8),
+            "relief": spaces.Box(-1, (GRID - 1) * SEAM_RELIEF, shape=grid, dtype=np.int8),
+            "reversal": spaces.Discrete(REVERSAL_PERIOD + 2, start=-1),
+            "draft": spaces.Box(
+                -1, CHANNEL_SPEED + SHAFT_DRAFT, shape=(GRID, GRID, 4), dtype=np.int8
+            ),
+            "conduit_effect": spaces.Box(-1, CONDUIT_DAMPS, shape=grid, dtype=np.int8),
+            "conduit_damps": spaces.Box(-1, GRID, shape=grid, dtype=np.int8),
         }
     )
 
@@ -85,6 +97,12 @@ OBSERVATION = {
     "air": "air",
     "power": "power",
     "step": "step",
+    "relief_reach": "view_relief_reach",
+    "relief": "view_relief",
+    "reversal": "view_reversal",
+    "draft": "view_draft",
+    "conduit_effect": "view_conduit_effect",
+    "conduit_damps": "view_conduit_damps",
 }
 
 
@@ -231,7 +249,15 @@ class MegacityEnv(HiddenGridEnv):
     until a scan); ``"research"`` ``MultiDiscrete([4]*4)``; ``"components"`` ``MultiBinary(6)``
     (timber, steel, anchor, relief_blasting, baffled_shafts, shielded_conduits);
     ``"districts"`` ``Discrete(26)``; ``"integrity"``, ``"air"`` ``Discrete(101)``;
-    ``"power"`` ``Discrete(301, start=-100)``; ``"step"`` ``Discrete(41)``.
+    ``"power"`` ``Discrete(301, start=-100)``; ``"step"`` ``Discrete(41)``. What research
+    reveals of the other rules (-1 until that stage): load stage 1 ``"relief_reach"`` int8
+    (5,5), how many cells excavating the cell relieves; load stage 2 ``"relief"`` int8 (5,5),
+    the stress that excavation would remove from them now; airflow stage 1 ``"reversal"``
+    ``Discrete(10, start=-1)``, steps until the current next reverses (0: not again); airflow
+    stage 2 ``"draft"`` int8 (5,5,4), the air a new shaft facing N, E, S, W in the cell would
+    draw now; conduit stage 1 ``"conduit_effect"`` int8 (5,5), what a conduit laid there would
+    do (0 nothing, 1 tap power and load the rock, 2 tap power, 3 damp the seam); conduit stage
+    2 ``"conduit_damps"`` int8 (5,5), how many seam cells it would newly damp.
 
     ## Rewards
     +2 per integrity point gained, +1 per air point gained, +5 per district activated, +3 the

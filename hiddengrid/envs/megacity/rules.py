@@ -24,8 +24,12 @@ from hiddengrid.envs.megacity.constants import (
     CONDUIT_BASE,
     CONDUIT_BITS,
     CONDUIT_COST_PER_CELL,
+    CONDUIT_DAMPS,
+    CONDUIT_INERT,
     CONDUIT_LENGTH,
     CONDUIT_PATHS,
+    CONDUIT_TAPS,
+    CONDUIT_TAPS_AND_LOADS,
     CONDUITS,
     CORE,
     DAMAGE_DIVISOR,
@@ -47,6 +51,7 @@ from hiddengrid.envs.megacity.constants import (
     INTEGRITY_OK,
     INTEGRITY_START,
     LOAD,
+    NOT_REVEALED,
     NUM_ACTIONS,
     NUM_CELLS,
     NUM_COMPONENTS,
@@ -138,9 +143,30 @@ FIELDS = (
     Field("airflow", np.int8, (GRID, GRID, 2)),  # the current airflow vectors
     Field("view_seams", np.int8, (GRID, GRID)),  # -1 unknown, 0 none, 5 seam, 1..4 direction
     Field("view_faults", np.int8, (GRID, GRID)),  # -1 unknown, 0/1 after a scan
+    # what research reveals of the load, airflow and conduit rules (-1 before its stage)
+    Field("view_relief_reach", np.int8, (GRID, GRID)),  # load 1: cells an excavation relieves
+    Field("view_relief", np.int8, (GRID, GRID)),  # load 2: the stress it removes from them now
+    Field("view_reversal", np.int64),  # airflow 1: steps until the current reverses (0: never)
+    Field("view_draft", np.int8, (GRID, GRID, 4)),  # airflow 2: air a new shaft facing d draws
+    Field("view_conduit_effect", np.int8, (GRID, GRID)),  # conduits 1: what a conduit would do
+    Field("view_conduit_damps", np.int8, (GRID, GRID)),  # conduits 2: seam cells it would damp
     # info
     Field("terms", np.float64, (NUM_TERMS,)),  # the last step's reward terms
     Field("mask", np.bool_, (NUM_ACTIONS,)),  # legal actions now
+)
+# The observation fields derived from the state, in order: the kernels pass them on as one
+# tuple, ``views`` (Numba inlines no call with more than 30 arguments).
+VIEWS = (
+    "view_stress",
+    "airflow",
+    "view_seams",
+    "view_faults",
+    "view_relief_reach",
+    "view_relief",
+    "view_reversal",
+    "view_draft",
+    "view_conduit_effect",
+    "view_conduit_damps",
 )
 
 
@@ -195,26 +221,43 @@ def integrity_change(total_overload: int) -> int:
 
 
 @inline
-def flow(i, r, c, k, step, airflow0, vents) -> int:
-    """Component k (0 row, 1 col) of the airflow now: phase * base + the shaft's own draft."""
+def steps_to_reversal(step: int) -> int:
+    """Steps until the airflow next reverses (``phase`` changes); 0 when it no longer will."""
+    ph = phase(step)
+    for later in range(step + 1, STEP_BUDGET + 1):
+        if phase(later) != ph:
+            return later - step
+    return 0
+
+
+@inline
+def flow(i, r, c, k, step, airflow0, d) -> int:
+    """Component k (0 row, 1 col) of the airflow in a cell whose shaft faces d (0 none):
+    phase * base + the shaft's own draft."""
     v = phase(step) * airflow0[i, r, c, k]
-    d = vents[i, r, c]
     if d != 0:
         v += SHAFT_DRAFT * (DIR_ROW[d] if k == 0 else DIR_COL[d])
     return v
 
 
 @inline
-def shaft_supply(i, r, c, step, airflow0, vents, baffled) -> int:
-    """Air a shaft draws: the current along its direction, max(0, .); baffled: |.|."""
-    d = vents[i, r, c]
-    if d == 0:
-        return 0
-    along = flow(i, r, c, 0, step, airflow0, vents) * DIR_ROW[d]
-    along += flow(i, r, c, 1, step, airflow0, vents) * DIR_COL[d]
+def supply_facing(i, r, c, d, step, airflow0, baffled) -> int:
+    """Air a shaft facing d (1..4) in the cell draws: the current along d, max(0, .);
+    baffled: |.|."""
+    along = flow(i, r, c, 0, step, airflow0, d) * DIR_ROW[d]
+    along += flow(i, r, c, 1, step, airflow0, d) * DIR_COL[d]
     if baffled:
         return abs(along)
     return max(0, along)
+
+
+@inline
+def shaft_supply(i, r, c, step, airflow0, vents, baffled) -> int:
+    """Air the cell's shaft draws (0 with no shaft)."""
+    d = vents[i, r, c]
+    if d == 0:
+        return 0
+    return supply_facing(i, r, c, d, step, airflow0, baffled)
 
 
 @inline
@@ -249,27 +292,93 @@ def ventilated(i: int, r: int, c: int, vents: np.ndarray) -> bool:
 
 
 @inline
+def clamp_stress(s: int) -> int:
+    return min(STRESS_MAX, max(0, s))
+
+
+@inline
 def add_stress(i: int, r: int, c: int, delta: int, stress: np.ndarray) -> None:
-    stress[i, r, c] = min(STRESS_MAX, max(0, stress[i, r, c] + delta))
+    stress[i, r, c] = clamp_stress(stress[i, r, c] + delta)
+
+
+@inline
+def seam_run(i: int, r: int, c: int, seams: np.ndarray) -> int:
+    """How many seam cells follow the cell along its seam's pull, without a gap (0 off a
+    seam): the cells excavating it relieves; with the cell itself, those a conduit damps."""
+    d = seams[i, r, c]
+    if d == 0:
+        return 0
+    n = 0
+    while inside(r + (n + 1) * DIR_ROW[d], c + (n + 1) * DIR_COL[d]) and (
+        seams[i, r + (n + 1) * DIR_ROW[d], c + (n + 1) * DIR_COL[d]] != 0
+    ):
+        n += 1
+    return n
+
+
+@inline
+def seam_relief(i, r, c, stress, seams, apply) -> int:
+    """Excavating a seam cell unloads every seam cell downstream by SEAM_RELIEF (never below
+    0). Returns the stress that removes; with ``apply`` False nothing changes."""
+    d = seams[i, r, c]
+    removed = 0
+    for n in range(1, seam_run(i, r, c, seams) + 1):
+        rr = r + n * DIR_ROW[d]
+        cc = c + n * DIR_COL[d]
+        s = stress[i, rr, cc]
+        after = clamp_stress(s - SEAM_RELIEF)
+        removed += s - after
+        if apply:
+            stress[i, rr, cc] = after
+    return removed
 
 
 @inline
 def excavate(i, r, c, cells, stress, seams, research) -> None:
     """Open the cell. Its load spills onto its 4 neighbours (+EXCAVATION_SPILL each, none with
-    relief blasting); on a seam, every seam cell downstream is unloaded by SEAM_RELIEF."""
+    relief blasting); on a seam, every seam cell downstream is unloaded (``seam_relief``)."""
     cells[i, r, c] = CHAMBER
     if research[i, LOAD] < DECODED:
         for d in range(1, 5):
             if inside(r + DIR_ROW[d], c + DIR_COL[d]):
                 add_stress(i, r + DIR_ROW[d], c + DIR_COL[d], EXCAVATION_SPILL, stress)
+    seam_relief(i, r, c, stress, seams, True)
+
+
+@inline
+def conduit_loads(i, r, c, faults, research) -> bool:
+    """A conduit on a fault loads the rock around it, until shielded (conduits decoded)."""
+    return faults[i, r, c] != 0 and research[i, CONDUITS] < DECODED
+
+
+@inline
+def conduit_damping(i, r, c, seams, damped, apply) -> int:
+    """A conduit on a seam damps the sideways gravity of its cell and every seam cell
+    downstream. Returns how many of them were not damped yet; ``apply`` False changes nothing."""
+    if seams[i, r, c] == 0:
+        return 0
     d = seams[i, r, c]
-    if d != 0:
-        rr = r + DIR_ROW[d]
-        cc = c + DIR_COL[d]
-        while inside(rr, cc) and seams[i, rr, cc] != 0:
-            add_stress(i, rr, cc, -SEAM_RELIEF, stress)
-            rr += DIR_ROW[d]
-            cc += DIR_COL[d]
+    newly = 0
+    for n in range(seam_run(i, r, c, seams) + 1):
+        rr = r + n * DIR_ROW[d]
+        cc = c + n * DIR_COL[d]
+        newly += damped[i, rr, cc] == 0
+        if apply:
+            damped[i, rr, cc] = 1
+    return newly
+
+
+@inline
+def conduit_effect(i, r, c, seams, faults, research) -> int:
+    """What a conduit laid in the cell does: taps power on a fault (``power_change``) and loads
+    the rock unless shielded (``conduit_loads``), damps on a seam, otherwise nothing."""
+    if conduit_loads(i, r, c, faults, research):
+        return CONDUIT_TAPS_AND_LOADS
+    if faults[i, r, c] != 0:
+        return CONDUIT_TAPS
+    if seams[i, r, c] != 0:
+        return CONDUIT_DAMPS
+    return CONDUIT_INERT
 
 
 @inline
@@ -277,19 +386,12 @@ def lay_conduit_cell(i, r, c, conduits, stress, seams, faults, damped, research)
     """A conduit cell on a fault loads its cell and 4 neighbours by CONDUIT_AMPLIFY (not when
     shielded); on a seam it damps the sideways gravity of its cell and every cell downstream."""
     conduits[i, r, c] = 1
-    if faults[i, r, c] != 0 and research[i, CONDUITS] < DECODED:
+    if conduit_loads(i, r, c, faults, research):
         add_stress(i, r, c, CONDUIT_AMPLIFY, stress)
         for d in range(1, 5):
             if inside(r + DIR_ROW[d], c + DIR_COL[d]):
                 add_stress(i, r + DIR_ROW[d], c + DIR_COL[d], CONDUIT_AMPLIFY, stress)
-    d = seams[i, r, c]
-    if d != 0:
-        rr = r
-        cc = c
-        while inside(rr, cc) and seams[i, rr, cc] != 0:
-            damped[i, rr, cc] = 1
-            rr += DIR_ROW[d]
-            cc += DIR_COL[d]
+    conduit_damping(i, r, c, seams, damped, True)
 
 
 @inline
@@ -368,15 +470,99 @@ def write_view_faults(i, faults, scanned, view_faults) -> None:
             view_faults[i, r, c] = faults[i, r, c] if seen else -1
 
 
+# What research reveals of the load, airflow and conduit rules: data of this episode computed
+# by the same functions the step applies (never the equations); NOT_REVEALED before its stage.
+
+
+@inline
+def write_view_relief_reach(i, seams, research, view_relief_reach) -> None:
+    """Load stage 1: how many cells excavating each cell relieves (``seam_run``)."""
+    shown = research[i, LOAD] >= 1
+    for r in range(GRID):
+        for c in range(GRID):
+            view_relief_reach[i, r, c] = seam_run(i, r, c, seams) if shown else NOT_REVEALED
+
+
+@inline
+def write_view_relief(i, seams, stress, research, view_relief) -> None:
+    """Load stage 2: the stress excavating each cell would remove from them now."""
+    shown = research[i, LOAD] >= 2
+    for r in range(GRID):
+        for c in range(GRID):
+            if shown:
+                view_relief[i, r, c] = seam_relief(i, r, c, stress, seams, False)
+            else:
+                view_relief[i, r, c] = NOT_REVEALED
+
+
+@inline
+def write_view_reversal(i, step, research, view_reversal) -> None:
+    """Airflow stage 1: steps until the current reverses (0: not again this episode)."""
+    if research[i, AIRFLOW] >= 1:
+        view_reversal[i] = steps_to_reversal(step[i])
+    else:
+        view_reversal[i] = NOT_REVEALED
+
+
+@inline
+def write_view_draft(i, step, airflow0, research, view_draft) -> None:
+    """Airflow stage 2: the air a new shaft facing each direction would draw now."""
+    shown = research[i, AIRFLOW] >= 2
+    baffled = research[i, AIRFLOW] >= DECODED
+    for r in range(GRID):
+        for c in range(GRID):
+            for d in range(1, 5):
+                if shown:
+                    view_draft[i, r, c, d - 1] = supply_facing(
+                        i, r, c, d, step[i], airflow0, baffled
+                    )
+                else:
+                    view_draft[i, r, c, d - 1] = NOT_REVEALED
+
+
+@inline
+def write_view_conduit_effect(i, seams, faults, research, view_conduit_effect) -> None:
+    """Conduit stage 1: what a conduit laid in each cell would do (``conduit_effect``)."""
+    shown = research[i, CONDUITS] >= 1
+    for r in range(GRID):
+        for c in range(GRID):
+            if shown:
+                view_conduit_effect[i, r, c] = conduit_effect(i, r, c, seams, faults, research)
+            else:
+                view_conduit_effect[i, r, c] = NOT_REVEALED
+
+
+@inline
+def write_view_conduit_damps(i, seams, damped, research, view_conduit_damps) -> None:
+    """Conduit stage 2: how many seam cells a conduit in each cell would newly damp."""
+    shown = research[i, CONDUITS] >= 2
+    for r in range(GRID):
+        for c in range(GRID):
+            if shown:
+                view_conduit_damps[i, r, c] = conduit_damping(i, r, c, seams, damped, False)
+            else:
+                view_conduit_damps[i, r, c] = NOT_REVEALED
+
+
 @inline
 def write_observation(
-    i, seams, faults, airflow0, vents, stress, step, research, scanned,
-    view_stress, airflow, view_seams, view_faults,
-) -> None:  # fmt: skip
+    i, seams, faults, airflow0, vents, stress, damped, step, research, scanned, views
+) -> None:
+    """Every view of sub-env ``i`` in full (``views``: the arrays of VIEWS, in order)."""
+    (
+        view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
+        view_reversal, view_draft, view_conduit_effect, view_conduit_damps,
+    ) = views  # fmt: skip
     write_view_stress(i, faults, stress, scanned, view_stress)
     write_airflow(i, step, airflow0, vents, airflow)
     write_view_seams(i, seams, research, view_seams)
     write_view_faults(i, faults, scanned, view_faults)
+    write_view_relief_reach(i, seams, research, view_relief_reach)
+    write_view_relief(i, seams, stress, research, view_relief)
+    write_view_reversal(i, step, research, view_reversal)
+    write_view_draft(i, step, airflow0, research, view_draft)
+    write_view_conduit_effect(i, seams, faults, research, view_conduit_effect)
+    write_view_conduit_damps(i, seams, damped, research, view_conduit_damps)
 
 
 # Every action costs 1..AFFORD_MAX power, so the mask depends on power only through
@@ -488,9 +674,8 @@ def acted_cell(action: int) -> int:
 
 @inline
 def update_view(
-    i, action, reversed_now, seams, faults, airflow0, vents, stress, step, research, scanned,
-    view_stress, airflow, view_seams, view_faults, cells, supports, conduits, power,
-    components, mask, full_mask,
+    i, action, reversed_now, seams, faults, airflow0, vents, stress, damped, step, research,
+    scanned, views, cells, supports, conduits, power, components, mask, full_mask,
 ) -> None:  # fmt: skip
     """The observation and mask after a step, rewriting only what the step can have changed
     (the result is write_observation and write_mask of the new state, exactly, because before
@@ -499,10 +684,17 @@ def update_view(
     * stress as seen: stress changes only by excavating or laying a conduit, scanned by a scan;
     * airflow: the vents change only by a vent action, the phase only when it reverses;
     * seams as seen: only gravity research; faults as seen: only a scan;
+    * load research views: load research; the relief (stage 2) also the stress;
+    * the reversal countdown: every step; the draft (stage 2): airflow research, a reversal;
+    * conduit research views: conduit research; the damping (stage 2) also a conduit;
     * mask: with the same affordable(power) and components (``full_mask`` False), only the
       entries of what the action changed: its cell, the conduit paths, or the research
       entries (an activation turns a core into a district, which no entry tells apart).
     """
+    (
+        view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
+        view_reversal, view_draft, view_conduit_effect, view_conduit_damps,
+    ) = views  # fmt: skip
     if action < SUPPORT_BASE or CONDUIT_BASE <= action < BUILD_BASE or action == SCAN:
         write_view_stress(i, faults, stress, scanned, view_stress)
     if VENT_BASE <= action < CONDUIT_BASE or reversed_now:
@@ -511,6 +703,19 @@ def update_view(
         write_view_seams(i, seams, research, view_seams)
     if action == SCAN:
         write_view_faults(i, faults, scanned, view_faults)
+    stress_changed = action < SUPPORT_BASE or CONDUIT_BASE <= action < BUILD_BASE
+    if action == RESEARCH_BASE + LOAD:
+        write_view_relief_reach(i, seams, research, view_relief_reach)
+    if action == RESEARCH_BASE + LOAD or (stress_changed and research[i, LOAD] >= 2):
+        write_view_relief(i, seams, stress, research, view_relief)
+    write_view_reversal(i, step, research, view_reversal)
+    if action == RESEARCH_BASE + AIRFLOW or (reversed_now and research[i, AIRFLOW] >= 2):
+        write_view_draft(i, step, airflow0, research, view_draft)
+    if action == RESEARCH_BASE + CONDUITS:
+        write_view_conduit_effect(i, seams, faults, research, view_conduit_effect)
+    laid = CONDUIT_BASE <= action < BUILD_BASE
+    if action == RESEARCH_BASE + CONDUITS or (laid and research[i, CONDUITS] >= 2):
+        write_view_conduit_damps(i, seams, damped, research, view_conduit_damps)
     if full_mask:
         write_mask(i, cells, supports, vents, conduits, power, research, components, mask)
         return
@@ -532,8 +737,30 @@ def update_view(
 def start_episode(
     i, seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
     step, integrity, air, power, districts, research, components, scanned, power_paid,
-    view_stress, airflow, view_seams, view_faults, terms, mask,
+    view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
+    view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask,
 ) -> None:  # fmt: skip
+    """A new episode of sub-env ``i`` on its scenario (a loaded one, from Python)."""
+    views = (
+        view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
+        view_reversal, view_draft, view_conduit_effect, view_conduit_damps,
+    )  # fmt: skip
+    begin_episode(
+        i, seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
+        step, integrity, air, power, districts, research, components, scanned, power_paid,
+        views, terms, mask,
+    )  # fmt: skip
+
+
+@inline
+def begin_episode(
+    i, seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
+    step, integrity, air, power, districts, research, components, scanned, power_paid,
+    views, terms, mask,
+) -> None:  # fmt: skip
+    """A new episode on the drawn scenario; ``views`` is the tuple of VIEWS (the observation
+    fields derived from the state: one argument, as Numba cannot inline a call with more than
+    30 arguments)."""
     for r in range(GRID):
         for c in range(GRID):
             cells[i, r, c] = ROCK
@@ -558,9 +785,8 @@ def start_episode(
     for k in range(NUM_TERMS):
         terms[i, k] = 0.0
     write_observation(
-        i, seams, faults, airflow0, vents, stress, step, research, scanned,
-        view_stress, airflow, view_seams, view_faults,
-    )  # fmt: skip
+        i, seams, faults, airflow0, vents, stress, damped, step, research, scanned, views
+    )
     write_mask(i, cells, supports, vents, conduits, power, research, components, mask)
 
 
@@ -608,7 +834,7 @@ def step_one(
     i, action, outcome, reward, terminated,
     seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
     step, integrity, air, power, districts, research, components, scanned, power_paid,
-    view_stress, airflow, view_seams, view_faults, terms, mask,
+    views, terms, mask,
 ) -> None:  # fmt: skip
     """One action of sub-env ``i``, then the physics; sets reward, terms, terminated, outcome."""
     for k in range(NUM_TERMS):
@@ -684,9 +910,9 @@ def step_one(
     # 8. the observation and the mask
     update_view(
         i, action, phase(step[i]) != phase(step[i] - 1),
-        seams, faults, airflow0, vents, stress, step, research, scanned,
-        view_stress, airflow, view_seams, view_faults, cells, supports, conduits, power,
-        components, mask, decoded != 0 or affordable(power[i]) != before_afford,
+        seams, faults, airflow0, vents, stress, damped, step, research, scanned, views,
+        cells, supports, conduits, power, components, mask,
+        decoded != 0 or affordable(power[i]) != before_afford,
     )  # fmt: skip
 
 
@@ -700,14 +926,19 @@ def reset_all(
     rng, done, outcome,
     seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
     step, integrity, air, power, districts, research, components, scanned, power_paid,
-    view_stress, airflow, view_seams, view_faults, terms, mask,
+    view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
+    view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask,
 ) -> None:  # fmt: skip
+    views = (
+        view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
+        view_reversal, view_draft, view_conduit_effect, view_conduit_damps,
+    )  # fmt: skip
     for i in range(rng.shape[0]):
         draw_scenario(rng, i, seams, faults, stress0, airflow0)
-        start_episode(
+        begin_episode(
             i, seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress,
             damped, step, integrity, air, power, districts, research, components, scanned,
-            power_paid, view_stress, airflow, view_seams, view_faults, terms, mask,
+            power_paid, views, terms, mask,
         )  # fmt: skip
         done[i] = False
         outcome[i] = RUNNING
@@ -718,15 +949,20 @@ def step_all(
     actions, rng, done, outcome, reward, terminated,
     seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
     step, integrity, air, power, districts, research, components, scanned, power_paid,
-    view_stress, airflow, view_seams, view_faults, terms, mask,
+    view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
+    view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask,
 ) -> None:  # fmt: skip
+    views = (
+        view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
+        view_reversal, view_draft, view_conduit_effect, view_conduit_damps,
+    )  # fmt: skip
     for i in range(actions.shape[0]):
         if done[i]:  # next-step autoreset: the action is ignored
             draw_scenario(rng, i, seams, faults, stress0, airflow0)
-            start_episode(
+            begin_episode(
                 i, seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress,
                 damped, step, integrity, air, power, districts, research, components, scanned,
-                power_paid, view_stress, airflow, view_seams, view_faults, terms, mask,
+                power_paid, views, terms, mask,
             )  # fmt: skip
             done[i] = False
             outcome[i] = RUNNING
@@ -737,6 +973,6 @@ def step_all(
             i, actions[i], outcome, reward, terminated,
             seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
             step, integrity, air, power, districts, research, components, scanned, power_paid,
-            view_stress, airflow, view_seams, view_faults, terms, mask,
+            views, terms, mask,
         )  # fmt: skip
         done[i] = terminated[i]

@@ -43,20 +43,20 @@ REVEALED = {
     ),
     "load": (
         "nothing yet",
-        "opening rock moves load; the stress map shows where it went",
-        "load can travel far along a seam",
+        "opening some cells takes load off others: the relief reach map counts them",
+        "the relief map shows how much load opening each cell would take off them now",
         "decoded: relief blasting is available (excavation no longer loads the neighbours)",
     ),
     "airflow": (
         "nothing yet",
-        "the currents are not steady",
-        "the currents reverse on a fixed cycle",
+        "the currents are not steady: the countdown to their next turn is shown",
+        "the draft map shows the air a new shaft would draw now, per direction",
         "decoded: baffled shafts are available (shafts draw air either way)",
     ),
     "conduits": (
         "nothing yet",
-        "conduits change the rock around them",
-        "where a conduit lies (seam, fault, plain rock) decides what it does",
+        "the conduit map shows what a conduit laid in each cell would do",
+        "the damping map counts the seam cells a conduit in each cell would steady",
         "decoded: shielded conduits are available (no extra load on faults)",
     ),
 }
@@ -143,6 +143,58 @@ def map_lines(title: str, chars: list[list[str]]) -> list[str]:
     return lines
 
 
+CONDUIT_CHARS = {-1: "?", 0: ".", 1: "L", 2: "P", 3: "D"}
+
+
+def number_lines(title: str, values: np.ndarray) -> list[str]:
+    """A 5x5 map of small numbers, or one line while research has not revealed it (-1)."""
+    if (values < 0).all():
+        return [f"{title}: not revealed yet."]
+    lines = [f"{title}:", "      " + "".join(f"{c:>4}" for c in range(GRID))]
+    for r in range(GRID):
+        lines.append(f"    {r:>2}" + "".join(f"{int(v):>4}" for v in values[r]))
+    return lines
+
+
+def research_lines(obs: Mapping[str, Any]) -> list[str]:
+    """What research revealed of the load, airflow and conduit rules (numbers of this episode)."""
+    out = number_lines(
+        "Relief reach (cells whose load excavating this cell would take off)",
+        np.asarray(obs["relief_reach"]),
+    )
+    out += number_lines(
+        "Relief (load excavating this cell would take off them now)", np.asarray(obs["relief"])
+    )
+    reversal = int(obs["reversal"])
+    if reversal < 0:
+        out.append("Next turn of the currents: not revealed yet.")
+    elif reversal == 0:
+        out.append("Next turn of the currents: none before the end.")
+    else:
+        out.append(f"Next turn of the currents: in {reversal} steps.")
+    draft = np.asarray(obs["draft"])
+    if (draft < 0).all():
+        out.append("Draft (air a new shaft would draw now, facing N E S W): not revealed yet.")
+    else:
+        out += map_lines(
+            "Draft (air a new shaft would draw now, facing N E S W)",
+            [["".join(str(int(v)) for v in draft[r, c]) for c in range(GRID)] for r in range(GRID)],
+        )
+    effect = np.asarray(obs["conduit_effect"])
+    if (effect < 0).all():
+        out.append("Conduit effects: not revealed yet.")
+    else:
+        out += map_lines(
+            "Conduit effects (. nothing, L taps power and loads the rock, P taps power,"
+            " D steadies the seam)",
+            [[CONDUIT_CHARS[int(v)] for v in row] for row in effect],
+        )
+    out += number_lines(
+        "Conduit damping (seam cells a conduit here would steady)", np.asarray(obs["conduit_damps"])
+    )
+    return out
+
+
 def observation_text(obs: Mapping[str, Any], config: Mapping[str, Any]) -> str:
     cells = np.asarray(obs["cells"])
     airflow = np.asarray(obs["airflow"])
@@ -174,6 +226,7 @@ def observation_text(obs: Mapping[str, Any], config: Mapping[str, Any]) -> str:
         "Faults (? not scanned, . none, F fault)",
         [["?" if v < 0 else ("F" if v else ".") for v in row] for row in faults],
     )
+    out += research_lines(obs)
     out.append("Research:")
     for k, name in enumerate(RULE_NAMES):
         out.append(f"  {name}: stage {int(research[k])}/3, {REVEALED[name][int(research[k])]}")

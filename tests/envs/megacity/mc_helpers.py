@@ -44,9 +44,8 @@ def refresh(env: Any) -> None:
     b = env.unwrapped.batch
     f = b.fields
     rules.write_observation(
-        0, f["seams"], f["faults"], f["airflow0"], f["vents"], f["stress"], f["step"],
-        f["research"], f["scanned"], f["view_stress"], f["airflow"], f["view_seams"],
-        f["view_faults"],
+        0, f["seams"], f["faults"], f["airflow0"], f["vents"], f["stress"], f["damped"],
+        f["step"], f["research"], f["scanned"], tuple(f[name] for name in rules.VIEWS),
     )  # fmt: skip
     rules.write_mask(
         0, f["cells"], f["supports"], f["vents"], f["conduits"], f["power"], f["research"],
