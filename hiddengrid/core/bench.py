@@ -6,6 +6,7 @@ Gymnasium's ``SyncVectorEnv`` over the same single env, measured in the same run
 
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -125,12 +126,24 @@ def warm_up(env_id: str) -> None:
         _, _, _, _, info = env.step(policy.batch(info))
 
 
+def _measured(run: Any, *args: Any) -> BenchRow:
+    # Each configuration starts clean: envs of earlier ones (Gymnasium envs hold reference
+    # cycles) are collected first, so their large arrays do not linger into this measurement.
+    gc.collect()
+    return run(*args)
+
+
 def run_bench(env_ids: list[str], seconds: float, sizes: tuple[int, ...]) -> list[BenchRow]:
     rows: list[BenchRow] = []
     for env_id in env_ids:
         warm_up(env_id)
-        env_rows = [bench_single(env_id, seconds), bench_vector(env_id, seconds, 8, "sync")]
-        env_rows += [bench_vector(env_id, seconds, n, "vector_entry_point") for n in sizes]
+        env_rows = [
+            _measured(bench_single, env_id, seconds),
+            _measured(bench_vector, env_id, seconds, 8, "sync"),
+        ]
+        env_rows += [
+            _measured(bench_vector, env_id, seconds, n, "vector_entry_point") for n in sizes
+        ]
         sync = env_rows[1].steps_per_second
         for row in env_rows:
             row.ratio_to_sync = row.steps_per_second / sync
