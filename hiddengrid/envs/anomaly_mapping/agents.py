@@ -170,8 +170,8 @@ def oracle_act(walls, node, agent, out):
         for d in range(4):
             nr = ar + DIR_ROW[d]
             nc = ac + DIR_COL[d]
-            step_down = dist[nr, nc] >= 0 and dist[nr, nc] == dist[ar, ac] - 1
-            if not is_wall(walls, i, nr, nc) and step_down:
+            # The wall test comes first: off the grid is the border, and dist has no such row.
+            if not is_wall(walls, i, nr, nc) and 0 <= dist[nr, nc] == dist[ar, ac] - 1:
                 out[i] = ACTION_OF_DIRECTION[d]
                 break
 
