@@ -5,8 +5,8 @@ env and ``gymnasium.make_vec(id, num_envs=N, vectorization_mode="vector_entry_po
 native batched engine.
 """
 
-from hiddengrid.core.text_env import TextEnv, make_text
 from hiddengrid.registry import ENV_IDS, definition_of, register_all
+from hiddengrid.text.env import TextEnv, make_text
 
 __version__ = "0.1.0"
 __all__ = ["ENV_IDS", "TextEnv", "__version__", "definition_of", "make_text"]

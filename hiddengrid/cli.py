@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from hiddengrid.registry import ENV_IDS, definition_of
 
 if TYPE_CHECKING:
-    from hiddengrid.core.llm import LLMAgent
+    from hiddengrid.llm.client import LLMAgent
 
 DEFAULT_EPISODES = 10_000
 DEFAULT_LLM_EPISODES = 20
@@ -28,7 +28,7 @@ def _check_env_ids(ids: Sequence[str] | None) -> list[str]:
 def cmd_eval(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from hiddengrid.core.evaluate import run_episodes
+    from hiddengrid.evaluate import run_episodes
 
     env_ids = _check_env_ids(args.env)
     jobs = []
@@ -54,7 +54,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         for env_id, name in jobs:
             bar.set_description(f"{env_id.split('/')[-1]} {name}")
             if name == "llm":
-                from hiddengrid.core.llm import run_llm_episodes
+                from hiddengrid.llm.client import run_llm_episodes
 
                 result = run_llm_episodes(
                     env_id,
@@ -90,7 +90,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _llm_agent(args: argparse.Namespace) -> LLMAgent:
-    from hiddengrid.core.llm import ChatClient, LLMAgent
+    from hiddengrid.llm.client import ChatClient, LLMAgent
 
     if not args.base_url or not args.model:
         raise SystemExit("--agent llm needs --base-url and --model")
@@ -105,7 +105,7 @@ def _llm_agent(args: argparse.Namespace) -> LLMAgent:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from hiddengrid.core.bench import format_table, run_bench
+    from hiddengrid.bench import format_table, run_bench
 
     env_ids = _check_env_ids(args.env)
     rows = run_bench(env_ids, args.seconds, tuple(args.sizes))
@@ -117,7 +117,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_record(args: argparse.Namespace) -> int:
-    from hiddengrid.core.record import record_episode
+    from hiddengrid.record import record_episode
 
     _check_env_ids([args.env_id])
     agents = definition_of(args.env_id).agents
@@ -131,7 +131,7 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from hiddengrid.core.play import play
+    from hiddengrid.play import play
 
     _check_env_ids([args.env_id])
     play(args.env_id, seed=args.seed, reveal=args.reveal)

@@ -33,7 +33,7 @@ def test_eval_prints_a_table_and_writes_json(tmp_path, capsys):
 
 
 def test_eval_is_reproducible_and_batch_independent():
-    from hiddengrid.core.evaluate import run_episodes
+    from hiddengrid.evaluate import run_episodes
 
     a = run_episodes(ID, "heuristic", 500, seed=11, batch_size=500)
     b = run_episodes(ID, "heuristic", 500, seed=11, batch_size=64)
@@ -116,7 +116,7 @@ def test_human_mode_opens_a_window_when_pygame_is_there(monkeypatch):
 
 @pytest.mark.parametrize(("k", "n"), [(0, 10), (10, 10), (1, 3), (500, 1000), (0, 1), (1, 1)])
 def test_wilson_interval_contains_the_rate(k, n):
-    from hiddengrid.core.evaluate import wilson_interval
+    from hiddengrid.evaluate import wilson_interval
 
     low, high = wilson_interval(k, n)
     assert 0.0 <= low <= k / n <= high <= 1.0

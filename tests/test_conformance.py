@@ -24,7 +24,7 @@ from helpers import (
 )
 
 from hiddengrid import ENV_IDS, definition_of
-from hiddengrid.core.text import TextActionError
+from hiddengrid.text.parse import TextActionError
 
 IDS = list(ENV_IDS)
 
@@ -315,7 +315,7 @@ def test_text_junk_is_rejected_cleanly(env_id: str) -> None:
 
 @pytest.mark.parametrize("env_id", IDS)
 def test_evaluation_agents_run(env_id: str) -> None:
-    from hiddengrid.core.evaluate import run_episodes
+    from hiddengrid.evaluate import run_episodes
 
     for name in ("random", "heuristic", "oracle"):
         assert name in definition_of(env_id).agents
@@ -327,7 +327,7 @@ def test_evaluation_agents_run(env_id: str) -> None:
 @pytest.mark.parametrize("env_id", IDS)
 def test_oracle_scores_do_not_depend_on_the_batch_layout(env_id: str) -> None:
     """Episode k is seed S+k whatever the batch size, and so is the oracle's play of it."""
-    from hiddengrid.core.evaluate import run_episodes
+    from hiddengrid.evaluate import run_episodes
 
     whole = run_episodes(env_id, "oracle", 24, seed=3, batch_size=24)
     pieces = run_episodes(env_id, "oracle", 24, seed=3, batch_size=7)

@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from hiddengrid.cli import main
-from hiddengrid.core.llm import ChatClient, LLMAgent, LLMError, run_llm_episodes
+from hiddengrid.llm.client import ChatClient, LLMAgent, LLMError, run_llm_episodes
 
 ID = "hiddengrid/AnomalyMapping-v0"
 

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 import hiddengrid
 from hiddengrid import ENV_IDS
-from hiddengrid.core.evaluate import run_episodes
-from hiddengrid.core.transcript import TextPlayer, transcript
+from hiddengrid.evaluate import run_episodes
+from hiddengrid.text.transcript import TextPlayer, transcript
 
 IDS = list(ENV_IDS)
 
@@ -88,7 +88,7 @@ def test_random_junk_never_raises_and_never_changes_state(env_id: str, junk: str
     before = tenv.base.batch.snapshot()
     try:
         tenv.parse(junk)
-    except hiddengrid.core.text.TextActionError:
+    except hiddengrid.text.parse.TextActionError:
         _, _, _, _, info = tenv.step(junk)
         assert "invalid_action" in info
         assert _same_state(before, tenv.base.batch.snapshot())
@@ -120,7 +120,7 @@ def test_oracle_through_text_matches_numeric_env(env_id: str) -> None:
 
 
 def test_play_runs_on_scripted_input() -> None:
-    from hiddengrid.core.play import play
+    from hiddengrid.play import play
 
     answers = iter(["rules", "move north", "bogus", "reveal", "6", "quit"])
     lines: list[str] = []

@@ -12,7 +12,7 @@ from hiddengrid.core.batch import Batch
 from hiddengrid.core.definition import EnvDefinition
 from hiddengrid.core.options import parse_reset_options
 from hiddengrid.core.rng import check_seed, seed_array
-from hiddengrid.core.window import Window, require_pygame
+from hiddengrid.render.window import Window, require_pygame
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from hiddengrid.core import draw
 from hiddengrid.core.batch import Batch
 from hiddengrid.envs.anomaly_mapping.constants import DIR_COL, DIR_ROW, DIRECTION_NAMES, GRID_SIZE
 from hiddengrid.envs.anomaly_mapping.generator import wall_grid
 from hiddengrid.envs.anomaly_mapping.rules import field_level
+from hiddengrid.render import draw
 
 FACING_GLYPH = "^>v<"
 LEGEND = (

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from hiddengrid.core.text import grid_lines, parse_choice
 from hiddengrid.envs.anomaly_mapping.constants import ACTION_NAMES, DIRECTION_NAMES, STEP_BUDGET
+from hiddengrid.text.parse import grid_lines, parse_choice
 
 
 def rules_text(config: Mapping[str, Any]) -> str:

@@ -16,10 +16,10 @@ import gymnasium as gym
 import numpy as np
 
 import hiddengrid  # noqa: F401
-from hiddengrid.core import draw
-from hiddengrid.core.evaluate import run_episodes
 from hiddengrid.envs.field_cipher.agents import TableLearnerAgent
 from hiddengrid.envs.field_cipher.env import ENV_ID
+from hiddengrid.evaluate import run_episodes
+from hiddengrid.render import draw
 
 WHITE = (250, 250, 248)
 INK = (30, 30, 30)

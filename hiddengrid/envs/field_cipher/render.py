@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from hiddengrid.core import draw
 from hiddengrid.core.batch import Batch
 from hiddengrid.envs.field_cipher.constants import (
     BLOCKS_PER_ROW,
@@ -19,6 +18,7 @@ from hiddengrid.envs.field_cipher.constants import (
     SEGMENT,
     STEP_BUDGET,
 )
+from hiddengrid.render import draw
 
 CELL_GLYPH = {0: ".", SEGMENT: "-", INTERSECTION: "+"}
 LEGEND = (

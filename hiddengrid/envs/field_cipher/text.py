@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-from hiddengrid.core.text import grid_lines, parse_choice
 from hiddengrid.envs.field_cipher.constants import (
     ACTION_NAMES,
     CELL_NAMES,
@@ -21,6 +20,7 @@ from hiddengrid.envs.field_cipher.constants import (
     NUM_ACTIONS,
     STEP_BUDGET,
 )
+from hiddengrid.text.parse import grid_lines, parse_choice
 
 
 def rules_text(config: Mapping[str, Any]) -> str:

@@ -17,9 +17,9 @@ import gymnasium as gym
 import numpy as np
 
 import hiddengrid  # noqa: F401  (registers the ids)
-from hiddengrid.core.evaluate import run_episodes
 from hiddengrid.envs.inverted_treasure.agents import AGENTS
 from hiddengrid.envs.inverted_treasure.env import ENV_ID, SCOUT_ENV_ID
+from hiddengrid.evaluate import run_episodes
 
 LEVEL_SEED = 10  # a level where the Scout heuristic wins late and the base one walks far
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from hiddengrid.core import draw
 from hiddengrid.core.batch import Batch
 from hiddengrid.envs.inverted_treasure.constants import (
     BOMB,
@@ -18,6 +17,7 @@ from hiddengrid.envs.inverted_treasure.constants import (
     WINDOW_RADIUS,
 )
 from hiddengrid.envs.inverted_treasure.rules import revealed
+from hiddengrid.render import draw
 
 SEEN_GLYPH = {EMPTY: ".", BOMB: "B", FLOWER: "F"}
 HIDDEN_GLYPH = {EMPTY: "?", BOMB: "b", FLOWER: "f"}  # shown only once the episode is over

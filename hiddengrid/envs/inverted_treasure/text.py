@@ -11,13 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from hiddengrid.core.text import grid_lines, parse_choice
 from hiddengrid.envs.inverted_treasure.constants import (
     ACTION_NAMES,
     GRID_SIZE,
     STEP_BUDGET,
     WINDOW_RADIUS,
 )
+from hiddengrid.text.parse import grid_lines, parse_choice
 
 # Window code -> character: 0 unseen, 1 Empty, 2 Bomb icon, 3 Flower icon, 4 outside.
 SYMBOLS = "?.BF#"

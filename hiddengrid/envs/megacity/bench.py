@@ -2,7 +2,7 @@
 ``hiddengrid bench --env ...``: steps per second against Gymnasium's SyncVectorEnv, same run,
 under masked random actions."""
 
-from hiddengrid.core.bench import main_for
+from hiddengrid.bench import main_for
 
 if __name__ == "__main__":
     main_for("hiddengrid/Megacity-v0")

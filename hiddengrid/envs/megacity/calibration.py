@@ -11,9 +11,9 @@ import time
 import gymnasium as gym
 import numpy as np
 
-from hiddengrid.core.evaluate import run_episodes, wilson_interval
 from hiddengrid.envs.megacity.agents import OracleAgent
 from hiddengrid.envs.megacity.constants import STEP_BUDGET, SUCCESS, WAIT
+from hiddengrid.evaluate import run_episodes, wilson_interval
 
 ENV_ID = "hiddengrid/Megacity-v0"
 

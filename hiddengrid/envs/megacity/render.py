@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from hiddengrid.core import draw
 from hiddengrid.core.batch import Batch
 from hiddengrid.envs.megacity.constants import (
     AIR_OK,
@@ -20,6 +19,7 @@ from hiddengrid.envs.megacity.constants import (
     STEP_BUDGET,
 )
 from hiddengrid.envs.megacity.text import SEAM_CHARS, city_lines
+from hiddengrid.render import draw
 
 LEGEND = (
     "legend: cell = type (. rock, o chamber, K core, D district) + support (t timber, s steel,"

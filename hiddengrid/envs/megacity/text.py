@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from hiddengrid.core.text import TextActionError, normalize
 from hiddengrid.envs.megacity.actions import decode_action, encode_action
 from hiddengrid.envs.megacity.constants import (
     AIR_OK,
@@ -32,6 +31,7 @@ from hiddengrid.envs.megacity.constants import (
     STEP_BUDGET,
 )
 from hiddengrid.envs.megacity.rules import write_mask
+from hiddengrid.text.parse import TextActionError, normalize
 
 # What research has revealed, per rule and stage (qualitative: never the equations).
 REVEALED = {

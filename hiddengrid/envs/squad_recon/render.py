@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from hiddengrid.core import draw
 from hiddengrid.core.batch import Batch
 from hiddengrid.envs.squad_recon.constants import (
     ALIVE,
@@ -26,6 +25,7 @@ from hiddengrid.envs.squad_recon.constants import (
     UNEXPLORED,
     WALL,
 )
+from hiddengrid.render import draw
 
 TERRAIN_GLYPH = ".#T"
 FOG_MARK = {"visible": " ", "explored": "-", "unexplored": "~"}

@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from hiddengrid.core.text import TextActionError, grid_lines, normalize
 from hiddengrid.envs.squad_recon.constants import (
     ATTACK,
     CAMP_MIN_DISTANCE,
@@ -45,6 +44,7 @@ from hiddengrid.envs.squad_recon.constants import (
     STEP_BUDGET,
     UNEXPLORED,
 )
+from hiddengrid.text.parse import TextActionError, grid_lines, normalize
 
 DIRECTIONS = ("north", "south", "east", "west")  # orders 1..4
 

@@ -5,8 +5,8 @@ import numpy as np
 from fc_helpers import ENV_ID
 
 import hiddengrid  # noqa: F401
-from hiddengrid.core.evaluate import run_episodes
 from hiddengrid.envs.field_cipher.agents import AGENTS, TableLearnerAgent
+from hiddengrid.evaluate import run_episodes
 
 
 def test_agents_are_registered():

@@ -6,8 +6,8 @@ import pytest
 from fc_helpers import ENV_ID, scenario
 
 import hiddengrid  # noqa: F401
-from hiddengrid.core.text import TextActionError
 from hiddengrid.envs.field_cipher import CODEBOOK, text
+from hiddengrid.text.parse import TextActionError
 
 CONFIG = {"level": 0}
 

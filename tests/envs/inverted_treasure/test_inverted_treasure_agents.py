@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from it_helpers import BASE_ID, IDS, SCOUT_ID, icons
 
-from hiddengrid.core.evaluate import run_episodes
 from hiddengrid.envs.inverted_treasure.agents import AGENTS
 from hiddengrid.envs.inverted_treasure.constants import (
     MOVE_EAST,
@@ -18,6 +17,7 @@ from hiddengrid.envs.inverted_treasure.constants import (
     REVEAL,
     WAIT,
 )
+from hiddengrid.evaluate import run_episodes
 
 
 def play(env_id: str, agent_name: str, level: dict, steps: int = 30):

@@ -8,9 +8,9 @@ import gymnasium as gym
 import pytest
 from it_helpers import BASE_ID, IDS, SCOUT_ID, icons
 
-from hiddengrid.core.text import TextActionError
 from hiddengrid.envs.inverted_treasure import text
 from hiddengrid.envs.inverted_treasure.constants import ACTION_NAMES, REVEAL
+from hiddengrid.text.parse import TextActionError
 
 CONFIGS = ({"scout": False}, {"scout": True})
 

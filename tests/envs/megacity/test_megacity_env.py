@@ -12,11 +12,11 @@ import pytest
 from helpers import make_vec, obs_equal
 from mc_helpers import ENV_ID, act, make_env, scenario_with
 
-from hiddengrid.core.text import TextActionError
 from hiddengrid.envs.megacity import text
 from hiddengrid.envs.megacity.actions import decode_action, encode_action
 from hiddengrid.envs.megacity.agents import AGENTS
 from hiddengrid.envs.megacity.constants import ACTION_TYPES, NUM_ACTIONS
+from hiddengrid.text.parse import TextActionError
 
 
 def test_action_space_is_one_flat_discrete() -> None:

@@ -97,7 +97,7 @@ def test_airflow_is_one_prevailing_current_with_a_channel(geology) -> None:
 
 
 def test_every_seed_gives_a_winnable_layout_for_the_oracle() -> None:
-    from hiddengrid.core.evaluate import run_episodes
+    from hiddengrid.evaluate import run_episodes
 
     r = run_episodes(ENV_ID, "oracle", 256, seed=77, batch_size=256)
     assert r.success_rate >= 0.9

@@ -8,8 +8,8 @@ import numpy as np
 from helpers import make_vec
 from squad_recon_cases import ID
 
-from hiddengrid.core.evaluate import run_episodes
 from hiddengrid.envs.squad_recon.agents import AGENTS, FrontierAgent
+from hiddengrid.evaluate import run_episodes
 
 
 def test_agents_are_registered():

@@ -9,9 +9,9 @@ import pytest
 from helpers import make
 from squad_recon_cases import ID, A, E, H, W, start, step
 
-from hiddengrid.core.text import TextActionError
 from hiddengrid.envs.squad_recon import text
 from hiddengrid.envs.squad_recon.render import render_ansi, render_rgb
+from hiddengrid.text.parse import TextActionError
 
 
 def test_every_action_round_trips():

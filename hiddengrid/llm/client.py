@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hiddengrid.core.evaluate import EvalResult
-from hiddengrid.core.text_env import make_text
+from hiddengrid.evaluate import EvalResult
 from hiddengrid.registry import definition_of
+from hiddengrid.text.env import make_text
 
 ANSWER_INSTRUCTION = (
     "Answer with exactly one action and nothing else, for example the action's name or number."

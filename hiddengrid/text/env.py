@@ -14,7 +14,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from hiddengrid.core.text import TextActionError
+from hiddengrid.text.parse import TextActionError
 
 MAX_INVALID_IN_A_ROW = 3
 

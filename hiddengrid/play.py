@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hiddengrid.core.text_env import make_text
+from hiddengrid.text.env import make_text
 
 HELP = (
     "Type an action (its name or number), 'rules' to read the rules again, "

@@ -1,0 +1,1 @@
+"""Language-model agents over OpenAI-compatible servers, playing the text envs."""

@@ -1,0 +1,1 @@
+"""Drawing helpers shared by the envs' pictures: NumPy-only shapes and font, the pygame window."""
