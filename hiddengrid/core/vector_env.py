@@ -13,7 +13,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from hiddengrid.core.actions import check_batch_actions
+from hiddengrid.core.actions import check_batch_actions, is_int_scalar
 from hiddengrid.core.batch import Batch
 from hiddengrid.core.definition import EnvDefinition
 from hiddengrid.core.options import parse_reset_options
@@ -34,8 +34,9 @@ class HiddenGridVectorEnv(VectorEnv):
     }
 
     def __init__(self, num_envs: int = 1, render_mode: str | None = None, **kwargs: Any) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+        if not is_int_scalar(num_envs) or num_envs < 1:  # type: ignore[operator]
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        num_envs = int(num_envs)  # type: ignore[call-overload]
         config = self.definition.configure(kwargs)
         check_render_mode(render_mode, VECTOR_RENDER_MODES)
         self.render_mode = render_mode
@@ -71,7 +72,13 @@ class HiddenGridVectorEnv(VectorEnv):
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         seeds = self._seeds(seed)
         scenarios = parse_reset_options(self.definition, self.config, options, self.num_envs)
-        super().reset(seed=seed if isinstance(seed, int) else None)
+        if isinstance(seed, list | tuple):
+            # Gymnasium seeds np_random from one int; a seed list seeds it from all of them.
+            entropy = [int(s) & (2**64 - 1) for s in seed]
+            self._np_random = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
+            self._np_random_seed = -1
+        else:
+            super().reset(seed=None if seed is None else check_seed(seed))
         if seeds is None and not self._seeded:
             seeds = seed_array(int(self.np_random.integers(0, 2**63)), self.num_envs)
         if seeds is not None:
@@ -120,9 +127,11 @@ class HiddenGridVectorEnv(VectorEnv):
 
     def get_scenario(self, i: int) -> dict[str, Any]:
         """The hidden scenario sub-env ``i`` is playing, as a JSON-serialisable dict."""
-        if not 0 <= i < self.num_envs:
-            raise IndexError(f"sub-env index {i} out of range for {self.num_envs} envs")
-        return self.batch.scenario(i)
+        if not is_int_scalar(i) or not 0 <= i < self.num_envs:  # type: ignore[operator]
+            raise IndexError(f"sub-env index {i!r} out of range for {self.num_envs} envs")
+        if not self._seeded:
+            raise RuntimeError("no episode yet: call reset() first")
+        return self.batch.scenario(int(i))  # type: ignore[call-overload]
 
     def _seeds(self, seed: int | list[int] | None) -> np.ndarray | None:
         if seed is None:
