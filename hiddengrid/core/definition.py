@@ -76,6 +76,10 @@ class EnvDefinition:
       sub-env; a sub-env whose ``done`` flag is set is reset instead (next-step autoreset).
     * ``start_episode(i, *fields)``: starts sub-env ``i`` from the scenario already written
       into its scenario fields (used to replay a scenario).
+    * ``reset_done(rng, done, outcome, *fields)`` (optional): starts a new episode in every
+      sub-env whose ``done`` flag is set and leaves the others alone, exactly as ``step_all``
+      would on the next step (same-step autoreset). Without it the vector env runs
+      ``step_all`` on a gathered copy of just those sub-envs, which gives the same result.
 
     ``fields`` are the arrays of :attr:`fields` in declaration order.
     """
@@ -100,6 +104,7 @@ class EnvDefinition:
     vector_info: Callable[[Batch], dict[str, Any]] = _no_vector_info
     is_success: Callable[[str, float], bool] = _outcome_success
     extra_action_check: Callable[[Batch, np.ndarray], None] | None = None
+    reset_done: Callable[..., None] | None = None
     text: Any = None  # the env's text module: rules_text, observation_text, parse_action...
     render_fps: int = 4
     doc: str = ""
@@ -143,6 +148,7 @@ def from_modules(
         reset_all=rules.reset_all,
         step_all=rules.step_all,
         start_episode=rules.start_episode,
+        reset_done=getattr(rules, "reset_done", None),
         validate_scenario=generator.validate_scenario,
         read_scenario=generator.read_scenario,
         render_ansi=render.render_ansi,
