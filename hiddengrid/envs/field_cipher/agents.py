@@ -173,7 +173,8 @@ def table_act(grid, hints, cursor, slots, ended, correct, masks, out):
         if ended[i]:
             learn_from_ending(i, grid, slots, correct[i], mask)
         absorb_hints(i, hints, mask)
-        known_count[:] = 0
+        for v in range(NUM_VALUES):  # a loop, not a slice: much less to compile
+            known_count[v] = 0
         for p in range(NUM_PATTERNS):
             if is_known(mask[p]):
                 known_count[known_value(mask[p])] += 1
