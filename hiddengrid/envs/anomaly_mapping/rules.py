@@ -1,4 +1,4 @@
-"""AnomalyMapping's rules (seed 000, SPEC section 2), in the order a step applies them.
+"""AnomalyMapping's rules, in the order a step applies them.
 
 Plain scalar code over struct-of-arrays state, compiled by Numba; with NUMBA_DISABLE_JIT=1 it
 runs as ordinary Python. Sub-env ``i`` of every array belongs to one episode.

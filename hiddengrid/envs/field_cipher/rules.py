@@ -1,4 +1,4 @@
-"""FieldCipher's rules (seed 001, SPEC section 3), in the order a step applies them.
+"""FieldCipher's rules, in the order a step applies them.
 
 Plain scalar code over struct-of-arrays state, compiled by Numba; with NUMBA_DISABLE_JIT=1 it
 runs as ordinary Python. Sub-env ``i`` of every array belongs to one episode. The grid never

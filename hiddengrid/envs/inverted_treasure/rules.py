@@ -1,9 +1,9 @@
-"""InvertedTreasure's rules (seed 002, SPEC section 4), in the order a step applies them.
+"""InvertedTreasure's rules, in the order a step applies them.
 
 Plain scalar code over struct-of-arrays state, compiled by Numba; with NUMBA_DISABLE_JIT=1 it
 runs as ordinary Python. Sub-env ``i`` of every array belongs to one episode. Internally the
 agent is kept as an array index ``[row, col]`` (row 0 north); the observation reports it in the
-seed's ``(x, y)`` form, ``x = col`` and ``y = 7 - row``.
+``(x, y)`` form, ``x = col`` and ``y = 7 - row``.
 
 What the agent has revealed lives on a ``board`` padded with two rings of "outside" cells, so
 the 5x5 window is a plain copy with no edge tests: tile ``[r, c]`` is ``board[r + 2, c + 2]``.

@@ -1,4 +1,4 @@
-"""SquadRecon's rules (seed 003, SPEC section 5), in the order a step applies them.
+"""SquadRecon's rules, in the order a step applies them.
 
 Plain scalar code over struct-of-arrays state, compiled by Numba; with NUMBA_DISABLE_JIT=1 it
 runs as ordinary Python. Sub-env ``i`` of every array belongs to one episode.
