@@ -3,6 +3,9 @@
 Follows Gymnasium's ``CartPoleVectorEnv``: single and batched spaces, next-step autoreset (a
 sub-env that ended returns its reset observation on the following step, with reward 0 and the
 action ignored), and ``reset(seed=s)`` seeding sub-env ``i`` with ``s + i``.
+
+``num_threads`` sets how many threads step the sub-envs (default: every usable core from 256
+sub-envs, one below); the results are the same for any count.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from gymnasium.vector.utils import batch_space
 from hiddengrid.core.actions import check_batch_actions
 from hiddengrid.core.batch import Batch
 from hiddengrid.core.definition import EnvDefinition
+from hiddengrid.core.kernel import resolve_num_threads
 from hiddengrid.core.options import parse_reset_options
 from hiddengrid.core.rng import check_seed, seed_array
 from hiddengrid.core.single_env import check_render_mode
@@ -33,15 +37,23 @@ class HiddenGridVectorEnv(VectorEnv):
         "render_fps": 4,
     }
 
-    def __init__(self, num_envs: int = 1, render_mode: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int = 1,
+        render_mode: str | None = None,
+        num_threads: int | None = None,
+        **kwargs: Any,
+    ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        threads = resolve_num_threads(num_threads, num_envs)
         config = self.definition.configure(kwargs)
         check_render_mode(render_mode, VECTOR_RENDER_MODES)
         self.render_mode = render_mode
         self.config = config
         self.num_envs = num_envs
-        self.batch = Batch(self.definition, num_envs, config)
+        self.num_threads = threads
+        self.batch = Batch(self.definition, num_envs, config, threads)
         self.single_observation_space = self.definition.observation_space(config)
         self.single_action_space = self.definition.action_space(config)
         self.observation_space = batch_space(self.single_observation_space, num_envs)

@@ -6,7 +6,7 @@ changes during an episode; how it encodes the message (blocks, codebook) is in g
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from hiddengrid.core.definition import Field
 from hiddengrid.envs.field_cipher.constants import (
@@ -62,7 +62,7 @@ def moved_cursor(cursor: int, action: int) -> int:
 
 @njit(cache=True)
 def reset_all(rng, done, outcome, level, grid, message, hints, step, cursor, slots, correct):
-    for i in range(rng.shape[0]):
+    for i in prange(rng.shape[0]):
         draw_scenario(rng, i, level, grid, message, hints)
         start_episode(i, level, grid, message, hints, step, cursor, slots, correct)
         done[i] = False
@@ -88,7 +88,7 @@ def step_all(
 ):
     """One action of every sub-env. The step is written out here rather than in a helper that
     takes the arrays: such a call costs several times the step itself."""
-    for i in range(actions.shape[0]):
+    for i in prange(actions.shape[0]):
         if done[i]:  # next-step autoreset: the action is ignored
             draw_scenario(rng, i, level, grid, message, hints)
             start_episode(i, level, grid, message, hints, step, cursor, slots, correct)
