@@ -108,7 +108,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from hiddengrid.bench import format_table, run_bench
 
     env_ids = _check_env_ids(args.env)
-    rows = run_bench(env_ids, args.seconds, tuple(args.sizes))
+    if args.threads_n < 0:
+        raise SystemExit(
+            f"--threads-n must be 0 (skip) or a number of sub-envs, got {args.threads_n}"
+        )
+    for n in [*args.sizes, *args.scaling]:
+        if n < 1:
+            raise SystemExit(f"--sizes and --scaling must be positive numbers of sub-envs, got {n}")
+    rows = run_bench(env_ids, args.seconds, tuple(args.sizes), args.threads_n, tuple(args.scaling))
     print(format_table(rows))
     if args.json:
         with open(args.json, "w") as fh:
@@ -169,6 +176,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--env", action="append", metavar="ID")
     p.add_argument("--seconds", type=float, default=1.0, help="time budget per configuration")
     p.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 4096])
+    p.add_argument(
+        "--threads-n",
+        type=int,
+        default=4096,
+        help="sub-envs for the one-thread against all-cores comparison (0 skips it)",
+    )
+    p.add_argument(
+        "--scaling",
+        type=int,
+        nargs="+",
+        default=[],
+        metavar="N",
+        help="also compare one thread with all cores at these numbers of sub-envs",
+    )
     p.add_argument("--json", metavar="FILE")
     p.set_defaults(func=cmd_bench)
 

@@ -119,3 +119,33 @@ def test_parallel_twin_is_cached_apart_from_the_serial_kernel() -> None:
     # Numba's disk cache keys by qualified name, not by flags: the twin needs its own name.
     assert twin.py_func.__qualname__ == step_all.py_func.__qualname__ + "__parallel"
     assert twin.py_func.__code__ is step_all.py_func.__code__
+
+
+def agent_actions(env_id: str, agent_name: str, threads: int) -> list:
+    venv = make_vec(env_id, N, num_threads=threads)
+    agent = definition_of(env_id).agents[agent_name](venv.unwrapped, seed=4)
+    assert agent.num_threads == threads
+    obs, _ = venv.reset(seed=8)
+    starts = np.ones(N, dtype=np.bool_)
+    ended_last = np.zeros(N, dtype=np.bool_)
+    out = []
+    for _ in range(STEPS):
+        actions = agent.act(obs, starts)
+        out.append(actions.tolist())
+        obs, reward, term, trunc, _ = venv.step(actions)
+        agent.observe(reward, term, trunc)
+        # Next-step autoreset: the observation after an end's step is a first one.
+        starts = ended_last
+        ended_last = term | trunc
+    return out
+
+
+@pytest.mark.skipif(not THREAD_COUNTS, reason="Numba's thread pool has a single thread")
+@pytest.mark.parametrize(
+    ("env_id", "agent_name"),
+    [(e, a) for e in THREADED_IDS for a in definition_of(e).agents],
+)
+def test_agents_act_the_same_on_any_thread_count(env_id: str, agent_name: str) -> None:
+    serial = agent_actions(env_id, agent_name, 1)
+    for threads in THREAD_COUNTS:
+        assert agent_actions(env_id, agent_name, threads) == serial

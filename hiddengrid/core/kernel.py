@@ -24,6 +24,7 @@ import types
 from typing import Any
 
 import numba
+import numpy as np
 from numba import njit
 
 kernel = njit(cache=True, _nrt=False)
@@ -103,3 +104,20 @@ def run_on(num_threads: int, dispatcher: Any, *args: Any) -> None:
         return
     numba.set_num_threads(num_threads)
     parallel_twin(dispatcher)(*args)
+
+
+def direct_entry(dispatcher: Any, *args: Any) -> Any:
+    """The compiled code of a kernel for exactly the types of ``args``, callable without
+    Numba's per-call type dispatch (measured 0.25 us of AnomalyMapping's single-env step and
+    0.4 us of SquadRecon's). Only for a caller that always passes arrays of these very types
+    (the entry point does not check them); a plain Python kernel comes back unchanged."""
+    if not hasattr(dispatcher, "overloads"):
+        return dispatcher
+    return dispatcher.compile(tuple(numba.typeof(a) for a in args))
+
+
+def thread_scratch(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """Scratch memory for a ``prange`` loop: one block of ``shape`` per pool thread, taken as
+    ``scratch[numba.get_thread_id()]`` inside the loop body. Each sub-env must overwrite what it
+    reads of its block, so the result does not depend on which thread ran it."""
+    return np.zeros((numba.config.NUMBA_NUM_THREADS, *shape), dtype=dtype)
