@@ -21,7 +21,8 @@ def slow_form(action: object, space: spaces.Space) -> object:
 def fast_forms(action: object, space: spaces.Space) -> list[object]:
     if isinstance(space, spaces.Discrete):
         return [int(action), np.int64(action)]  # type: ignore[call-overload]
-    return [np.asarray(action, dtype=np.int64)]
+    row = np.asarray(action, dtype=np.int64)
+    return [row, row.repeat(2)[::2]]  # the strided row takes the checked path
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)

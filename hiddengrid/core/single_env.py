@@ -22,7 +22,8 @@ RENDER_MODES = ("ansi", "rgb_array", "human")
 
 @njit(cache=True)
 def copy_if_in_range(action: np.ndarray, upper: np.ndarray, out: np.ndarray) -> bool:
-    """Copies a 1-D int64 action into ``out[0]`` if every entry lies in ``[0, upper)``."""
+    """Copies a contiguous 1-D int64 action into ``out[0]`` if every entry lies in
+    ``[0, upper)``."""
     for j in range(upper.shape[0]):
         if action[j] < 0 or action[j] >= upper[j]:
             return False
@@ -63,11 +64,15 @@ class HiddenGridEnv(gym.Env):
         ]
         space = self.action_space
         self._discrete_n = int(space.n) if isinstance(space, spaces.Discrete) else 0
-        self._multi_shape = space.shape if isinstance(space, spaces.MultiDiscrete) else None
-        self._upper = (
-            np.asarray(space.nvec, dtype=np.int64).reshape(-1) if self._multi_shape else None
-        )
         self._action = np.zeros((1, *space.shape), dtype=np.int64)
+        # A 1-D multi-discrete action: a contiguous int64 row is checked and copied by compiled
+        # code called directly (Numba's dispatch would cost more than the check).
+        self._row_shape = None
+        if isinstance(space, spaces.MultiDiscrete) and len(space.shape) == 1:
+            self._row_shape = space.shape
+            self._row_strides = (8,)
+            self._upper = np.asarray(space.nvec, dtype=np.int64)
+            self._copy_row = direct_entry(copy_if_in_range, self._upper, self._upper, self._action)
         self._step_kernel: Any = None  # resolved on the first step
         self._running = False
         self._seeded = False
@@ -107,10 +112,11 @@ class HiddenGridEnv(gym.Env):
             actions[0] = action
         elif not (
             kind is np.ndarray
-            and self._multi_shape is not None
+            and self._row_shape is not None
             and action.dtype == np.int64
-            and action.shape == self._multi_shape
-            and copy_if_in_range(action.reshape(-1), self._upper, actions.reshape(1, -1))
+            and action.shape == self._row_shape
+            and action.strides == self._row_strides
+            and self._copy_row(action, self._upper, actions)
         ):
             actions = check_single_action(self.action_space, action)
         if self.definition.extra_action_check is not None:
