@@ -6,9 +6,10 @@ changes during an episode; how it encodes the message (blocks, codebook) is in g
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from hiddengrid.core.definition import Field
+from hiddengrid.core.kernel import inline, kernel
 from hiddengrid.envs.field_cipher.constants import (
     CURSOR_LEFT,
     CURSOR_RIGHT,
@@ -41,7 +42,7 @@ FIELDS = (
 )
 
 
-@njit(cache=True)
+@kernel
 def start_episode(i, level, grid, message, hints, step, cursor, slots, correct):
     step[i] = 0
     cursor[i] = 0
@@ -50,7 +51,7 @@ def start_episode(i, level, grid, message, hints, step, cursor, slots, correct):
     correct[i] = 0
 
 
-@njit(cache=True)
+@inline
 def moved_cursor(cursor: int, action: int) -> int:
     """Cursor right / left, wrapping round the 4 slots; other actions leave it."""
     if action == CURSOR_RIGHT:
@@ -60,7 +61,7 @@ def moved_cursor(cursor: int, action: int) -> int:
     return cursor
 
 
-@njit(cache=True)
+@kernel
 def reset_all(rng, done, outcome, level, grid, message, hints, step, cursor, slots, correct):
     for i in prange(rng.shape[0]):
         draw_scenario(rng, i, level, grid, message, hints)
@@ -69,7 +70,7 @@ def reset_all(rng, done, outcome, level, grid, message, hints, step, cursor, slo
         outcome[i] = RUNNING
 
 
-@njit(cache=True)
+@kernel
 def step_all(
     actions,
     rng,
