@@ -447,6 +447,21 @@ def add_bench(sub: Any) -> None:
         metavar="N",
         help="native vector env sizes (default 1 64 4096)",
     )
+    p.add_argument(
+        "--threads-n",
+        type=seed_int,
+        default=4096,
+        metavar="N",
+        help="sub-envs for the one-thread against all-cores comparison (0 skips it; default 4096)",
+    )
+    p.add_argument(
+        "--scaling",
+        type=positive_int,
+        nargs="+",
+        default=[],
+        metavar="N",
+        help="also compare one thread with all cores at these numbers of sub-envs",
+    )
     json_option(p)
     p.add_argument(
         "--llm",
@@ -483,7 +498,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from hiddengrid.bench import format_table, run_bench
 
     env_ids = _unique(args.env) or list(ENV_IDS)
-    rows = run_bench(env_ids, args.seconds, tuple(dict.fromkeys(args.sizes)))
+    rows = run_bench(
+        env_ids,
+        args.seconds,
+        tuple(dict.fromkeys(args.sizes)),
+        args.threads_n,
+        tuple(dict.fromkeys(args.scaling)),
+    )
     print(format_table(rows))
     if args.json:
         _write_json(args.json, [r.as_dict() for r in rows])
