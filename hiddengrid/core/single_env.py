@@ -59,9 +59,28 @@ class HiddenGridEnv(gym.Env):
         self.batch = Batch(self.definition, 1, config)
         self.observation_space = self.definition.observation_space(config)
         self.action_space = self.definition.action_space(config)
-        # The step's hot path (measured in docs/performance.md): the action goes into one
-        # preallocated buffer, the kernel is called without Numba's type dispatch, and each
-        # observation key is one copy of a row view made here (a scalar is read as such).
+        self._build_fast_path()
+        self._running = False
+        self._seeded = False
+        self._window: Window | None = None
+
+    # The step's hot path (measured in docs/performance.md): the action goes into one
+    # preallocated buffer, the kernel is called without Numba's type dispatch, and each
+    # observation key is one copy of a row view made here (a scalar is read as such). These
+    # are derived from the batch: a pickled or copied env rebuilds them over its own arrays
+    # (compiled entry points do not pickle, and a pickled view would be a detached copy).
+    _FAST_PATH = (
+        "_obs_rows",
+        "_discrete_n",
+        "_action",
+        "_row_shape",
+        "_row_strides",
+        "_upper",
+        "_copy_row",
+        "_step_kernel",
+    )
+
+    def _build_fast_path(self) -> None:
         self._obs_rows = [
             (key, arr, None if arr.ndim == 1 else arr[0])
             for key, arr in (
@@ -80,9 +99,17 @@ class HiddenGridEnv(gym.Env):
             self._upper = np.asarray(space.nvec, dtype=np.int64)
             self._copy_row = direct_entry(copy_if_in_range, self._upper, self._upper, self._action)
         self._step_kernel: Any = None  # resolved on the first step
-        self._running = False
-        self._seeded = False
-        self._window: Window | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        for name in self._FAST_PATH:
+            state.pop(name, None)
+        state["_window"] = None  # a window belongs to the process that opened it
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._build_fast_path()
 
     # --- Gymnasium API -------------------------------------------------------------------
     def reset(
