@@ -124,14 +124,16 @@ def _run_llm(args: argparse.Namespace, env_ids: list[str], episodes: int, bar: A
         raise SystemExit(
             f"interrupted: finished trials are saved in {folder}; run the same command to resume"
         ) from None
-    bar.write(f"llm results: {folder} (hiddengrid report {folder} writes the HTML page)")
+    bar.write(
+        f"llm results: {folder} (hiddengrid report {folder} writes the HTML page)", sys.stderr
+    )
     if config.trial_episodes > 1:
         for env_id, env_summary in summary["envs"].items():
             curve = ", ".join(
                 f"{row['index'] + 1}: {row['success_rate']:.0%}"
                 for row in env_summary["by_trial_episode"]
             )
-            bar.write(f"{env_id} success by episode within a trial: {curve}")
+            bar.write(f"{env_id} success by episode within a trial: {curve}", sys.stderr)
     return {env_id: eval_result(env_id, s) for env_id, s in summary["envs"].items()}
 
 

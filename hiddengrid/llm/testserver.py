@@ -67,6 +67,8 @@ class ScriptedServer:
         self.record = record
         self.requests: list[dict[str, Any]] = []
         self.served = 0
+        self.in_flight = 0
+        self.max_in_flight = 0  # the most requests answered at the same time
         self._lock = threading.Lock()
         self._last = time.monotonic()
         self._stopped = threading.Event()
@@ -106,7 +108,12 @@ class ScriptedServer:
                     return self._send(server.status, {"error": {"message": "scripted failure"}})
                 if not self.path.endswith("/chat/completions"):
                     return self._send(404, {"error": {"message": f"no route {self.path}"}})
+                with server._lock:
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
                 time.sleep(server.latency)
+                with server._lock:
+                    server.in_flight -= 1
                 messages = body.get("messages", [])
                 answer = server.respond(messages)
                 words_in = sum(len(str(m.get("content", "")).split()) for m in messages)
