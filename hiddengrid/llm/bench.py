@@ -1,6 +1,9 @@
 """How much parallel episodes buy: the same LLM run at several concurrencies against the
 scripted server answering after a fixed latency (``hiddengrid bench --llm``).
 
+The server runs in its own process, as a real server would, so its work does not queue behind
+the harness's in one interpreter.
+
 Every episode is AnomalyMapping answered with ``mark``, so each is exactly one request and the
 runs differ only in how many requests are in flight. The sequential time is about
 ``episodes x latency``; the ratio to it is what concurrency buys on a server that serves many
@@ -9,13 +12,14 @@ requests at once.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hiddengrid.llm.run import RunConfig, run
-from hiddengrid.llm.testserver import ScriptedServer, scripted
 
 BENCH_ENV = "hiddengrid/AnomalyMapping-v0"
 
@@ -42,24 +46,31 @@ def run_concurrency_bench(
     latency: float = 0.2, episodes: int = 128, levels: Sequence[int] = (1, 64)
 ) -> list[ConcurrencyRow]:
     rows: list[ConcurrencyRow] = []
-    with ScriptedServer(scripted(["mark"]), latency=latency, record=False) as server:
+    server_args = ["--latency", str(latency), "--answer", "mark", "--idle-timeout", "120"]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "hiddengrid.llm.testserver", *server_args],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().strip()
         # One untimed episode first: loading the env's compiled kernels is not the subject.
-        warm = RunConfig(envs=(BENCH_ENV,), model="bench", base_url=server.url, episodes=1)
+        warm = RunConfig(envs=(BENCH_ENV,), model="bench", base_url=url, episodes=1)
         with tempfile.TemporaryDirectory() as tmp:
             run(warm, tmp)
         for k in levels:
-            config = RunConfig(
-                envs=(BENCH_ENV,), model="bench", base_url=server.url, episodes=episodes
-            )
-            before = server.served
+            config = RunConfig(envs=(BENCH_ENV,), model="bench", base_url=url, episodes=episodes)
             with tempfile.TemporaryDirectory() as tmp:
                 start = time.perf_counter()
-                run(config, tmp, concurrency=k)
+                _, summary = run(config, tmp, concurrency=k)
                 seconds = time.perf_counter() - start
+            requests = int(summary["total"]["answers"])
             base = rows[0].seconds if rows else seconds
-            rows.append(
-                ConcurrencyRow(k, episodes, server.served - before, seconds, base / seconds)
-            )
+            rows.append(ConcurrencyRow(k, episodes, requests, seconds, base / seconds))
+    finally:
+        server.terminate()
+        server.wait()
     return rows
 
 
