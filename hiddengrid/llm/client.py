@@ -61,7 +61,11 @@ class ChatClient:
             # Local servers need no key, but the SDK refuses to start without one.
             key = os.environ.get(self.api_key_env) or "no-key"
             self._client = openai.AsyncOpenAI(
-                base_url=self.base_url, api_key=key, timeout=self.timeout, max_retries=0
+                base_url=self.base_url,
+                api_key=key,
+                timeout=self.timeout,
+                max_retries=0,
+                http_client=_http_client(openai),
             )
         return self._client
 
@@ -89,7 +93,7 @@ class ChatClient:
                 reason = f"HTTP {code}"
             except (openai.APIConnectionError, openai.APITimeoutError) as exc:
                 reason = _short(str(exc.__cause__ or exc))
-                if self.answered == 0 and not isinstance(exc, openai.APITimeoutError):
+                if self.answered == 0 and _refused(exc):
                     raise LLMError(
                         f"cannot reach the server at {self.base_url} ({reason}); is it running?"
                     ) from None
@@ -126,6 +130,30 @@ class ChatClient:
         if self._client is not None:
             await self._client.close()
             self._client = None
+
+
+def _refused(exc: BaseException) -> bool:
+    """Whether the connection itself failed (refused, no route, unknown host), not a timeout."""
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            return False
+        if isinstance(seen, OSError) and not isinstance(seen, TimeoutError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _http_client(openai: Any) -> Any:
+    """The SDK's aiohttp transport where aiohttp is installed (less work per request than its
+    default httpx transport, which counts with many requests in flight), else the default."""
+    if not hasattr(openai, "DefaultAioHttpClient"):
+        return None
+    try:
+        import aiohttp  # noqa: F401
+    except ImportError:
+        return None
+    return openai.DefaultAioHttpClient()
 
 
 def _short(text: str, limit: int = 300) -> str:

@@ -289,3 +289,13 @@ def test_bench_llm_reports_each_concurrency(tmp_path, capsys):
     assert all(r["requests"] == r["episodes"] == 6 for r in rows)
     assert rows[0]["ratio_to_first"] == 1.0
     assert "speed-up" in capsys.readouterr().out
+
+
+def test_a_server_slower_than_the_timeout_is_retried_then_reported(tmp_path):
+    from hiddengrid.llm.client import LLMError
+
+    with ScriptedServer(["mark"], latency=2.0) as server:
+        config = RunConfig(envs=(ID,), model="m", base_url=server.url, episodes=1)
+        with pytest.raises(LLMError, match="failed after 2 attempts"):
+            run(config, tmp_path, retries=1, timeout=0.3, backoff=0.01)
+        assert server.served == 2
