@@ -77,11 +77,20 @@ class ChatClient:
         retries = 0
         while True:
             try:
-                response = await client.chat.completions.create(
-                    model=self.model,
-                    messages=messages,
-                    temperature=self.temperature,
-                    max_tokens=self.max_tokens,
+                # The SDK's request call for custom requests, not the typed
+                # chat.completions.create: the typed one spends ~3 ms of CPU per request
+                # transforming the params and building models (6x this call, measured), which
+                # caps the speed-up of many requests in flight. Base URL, key, timeout and the
+                # SDK's error types are the same.
+                response = await client.post(
+                    "/chat/completions",
+                    body={
+                        "model": self.model,
+                        "messages": messages,
+                        "temperature": self.temperature,
+                        "max_tokens": self.max_tokens,
+                    },
+                    cast_to=object,
                 )
             except openai.APIStatusError as exc:
                 code = exc.status_code
@@ -109,21 +118,23 @@ class ChatClient:
 
     def _completion(self, response: Any, start: float, retries: int) -> Completion:
         try:
-            choice = response.choices[0]
-            text = choice.message.content or ""
-        except (AttributeError, IndexError, TypeError):
+            choice = response["choices"][0]
+            text = choice["message"].get("content") or ""
+            usage = response.get("usage") or {}
+            tokens_in = int(usage.get("prompt_tokens") or 0)
+            tokens_out = int(usage.get("completion_tokens") or 0)
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError):
             raise LLMError(
                 f"{self.base_url} gave an answer that is not a chat completion"
             ) from None
-        usage = getattr(response, "usage", None)
         self.answered += 1
         return Completion(
             text=str(text),
-            tokens_in=int(getattr(usage, "prompt_tokens", 0) or 0),
-            tokens_out=int(getattr(usage, "completion_tokens", 0) or 0),
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
             latency_s=time.perf_counter() - start,
             retries=retries,
-            finish_reason=str(choice.finish_reason or ""),
+            finish_reason=str(choice.get("finish_reason") or ""),
         )
 
     async def close(self) -> None:
