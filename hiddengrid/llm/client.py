@@ -53,6 +53,9 @@ class ChatClient:
     retries: int = 5
     backoff: float = 1.0  # seconds before the first retry, doubled each time
     answered: int = field(default=0, init=False)
+    # OpenAI's own reasoning models refuse "max_tokens" and want "max_completion_tokens";
+    # most other servers know only the first. Switched once, on that refusal.
+    token_field: str = field(default="max_tokens", init=False)
     _client: Any = field(default=None, init=False, repr=False)
 
     def _sdk(self) -> Any:
@@ -76,6 +79,7 @@ class ChatClient:
         delay = self.backoff
         retries = 0
         while True:
+            sent_field = self.token_field
             try:
                 # The SDK's request call for custom requests, not the typed
                 # chat.completions.create: the typed one spends ~3 ms of CPU per request
@@ -88,12 +92,19 @@ class ChatClient:
                         "model": self.model,
                         "messages": messages,
                         "temperature": self.temperature,
-                        "max_tokens": self.max_tokens,
+                        sent_field: self.max_tokens,
                     },
                     cast_to=object,
                 )
             except openai.APIStatusError as exc:
                 code = exc.status_code
+                if (
+                    code == 400
+                    and sent_field == "max_tokens"
+                    and "max_completion_tokens" in str(exc.message)
+                ):
+                    self.token_field = "max_completion_tokens"
+                    continue
                 retryable = code in (408, 409, 425, 429) or code >= 500
                 if not retryable:
                     raise LLMError(

@@ -55,6 +55,7 @@ class ScriptedServer:
         max_requests: int = 100_000,
         idle_timeout: float = 120.0,
         record: bool = True,
+        completion_tokens_only: bool = False,
     ) -> None:
         self.respond = respond if callable(respond) else scripted(list(respond))
         self.latency = latency
@@ -63,6 +64,8 @@ class ScriptedServer:
         self.max_requests = max_requests
         self.idle_timeout = idle_timeout
         self.record = record
+        # Answer like OpenAI's reasoning models: "max_tokens" is refused (HTTP 400).
+        self.completion_tokens_only = completion_tokens_only
         self.requests: list[dict[str, Any]] = []
         self.served = 0
         self.in_flight = 0
@@ -87,6 +90,12 @@ class ScriptedServer:
             )
         if count > self.max_requests:
             return web.json_response({"error": {"message": "request budget spent"}}, status=429)
+        if self.completion_tokens_only and "max_tokens" in body:
+            message = (
+                "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                "Use 'max_completion_tokens' instead."
+            )
+            return web.json_response({"error": {"message": message}}, status=400)
         if self.failures > 0:
             self.failures -= 1
             return web.json_response({"error": {"message": "scripted failure"}}, status=self.status)

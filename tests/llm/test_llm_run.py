@@ -299,3 +299,19 @@ def test_a_server_slower_than_the_timeout_is_retried_then_reported(tmp_path):
         with pytest.raises(LLMError, match="failed after 2 attempts"):
             run(config, tmp_path, retries=1, timeout=0.3, backoff=0.01)
         assert server.served == 2
+
+
+def test_servers_that_want_max_completion_tokens_get_it(tmp_path):
+    with ScriptedServer(["mark"], completion_tokens_only=True) as server:
+        config = RunConfig(envs=(ID,), model="m", base_url=server.url, episodes=3, max_tokens=9)
+        _, summary = run(config, tmp_path / "one")
+        bodies = [r["body"] for r in server.requests]
+        # Three first requests at once are all refused; each is sent again the other way.
+        run(config, tmp_path / "three", concurrency=3)
+        refused = [r for r in server.requests[len(bodies) :] if "max_tokens" in r["body"]]
+    # One refusal, then every request names the budget the way this server wants.
+    assert "max_tokens" in bodies[0] and len(bodies) == 4
+    assert all(b.get("max_completion_tokens") == 9 and "max_tokens" not in b for b in bodies[1:])
+    assert summary["envs"][ID]["episodes"] == 3 and summary["envs"][ID]["retries"] == 0
+    assert len(refused) == 3
+    assert len(_records(tmp_path / "three")) == 3
