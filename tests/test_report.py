@@ -109,6 +109,16 @@ def test_a_log_that_no_longer_replays_gets_no_pictures(tmp_path):
     assert episode["frames"] == [] and "replay differs" in episode["no_frames_reason"]
 
 
+def test_thinking_beside_the_answer_is_in_the_viewer(tmp_path):
+    with ScriptedServer(["mark"], thinking="Field 3: the node is here.") as server:
+        config = RunConfig(envs=(ID,), model="m", base_url=server.url, episodes=1)
+        run(config, tmp_path / "run")
+    main(["report", str(tmp_path / "run")])
+    (episode,) = page_data((tmp_path / "run" / "report.html").read_text())
+    assert episode["steps"][0]["reasoning"] == "Field 3: the node is here."
+    assert episode["steps"][0]["answer"] == "mark"
+
+
 def test_report_of_a_folder_that_is_not_a_run(tmp_path):
     with pytest.raises(SystemExit, match="not a run folder"):
         main(["report", str(tmp_path)])

@@ -88,6 +88,8 @@ def test_step_through_an_episode_in_headless_chromium(browser, tmp_path):
     turns = record["turns"]
     assert text("step-label") == f"answer 1 of {len(turns)}"
     assert "Episode 2 of 3" in text("observation")
+    # No thinking came beside the answers (it is in them, before the ACTION line).
+    assert not browser.find_element(By.ID, "reasoning-panel").is_displayed()
     picture = browser.find_element(By.ID, "picture")
     first_src = picture.get_attribute("src")
     assert first_src.startswith("data:image/png;base64,")

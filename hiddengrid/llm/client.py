@@ -28,6 +28,7 @@ class Completion:
     latency_s: float  # from the first attempt to the answer, retries and backoff included
     retries: int
     finish_reason: str
+    reasoning: str = ""  # thinking a server returns beside the answer (reasoning_content)
 
 
 def _require_openai() -> Any:
@@ -130,7 +131,10 @@ class ChatClient:
     def _completion(self, response: Any, start: float, retries: int) -> Completion:
         try:
             choice = response["choices"][0]
-            text = choice["message"].get("content") or ""
+            message = choice["message"]
+            text = message.get("content") or ""
+            # vLLM, SGLang and DeepSeek put a reasoning model's thinking beside the answer.
+            reasoning = message.get("reasoning_content") or message.get("reasoning") or ""
             usage = response.get("usage") or {}
             tokens_in = int(usage.get("prompt_tokens") or 0)
             tokens_out = int(usage.get("completion_tokens") or 0)
@@ -146,6 +150,7 @@ class ChatClient:
             latency_s=time.perf_counter() - start,
             retries=retries,
             finish_reason=str(choice.get("finish_reason") or ""),
+            reasoning=str(reasoning),
         )
 
     async def close(self) -> None:

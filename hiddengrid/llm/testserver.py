@@ -56,6 +56,7 @@ class ScriptedServer:
         idle_timeout: float = 120.0,
         record: bool = True,
         completion_tokens_only: bool = False,
+        thinking: str | None = None,
     ) -> None:
         self.respond = respond if callable(respond) else scripted(list(respond))
         self.latency = latency
@@ -66,6 +67,7 @@ class ScriptedServer:
         self.record = record
         # Answer like OpenAI's reasoning models: "max_tokens" is refused (HTTP 400).
         self.completion_tokens_only = completion_tokens_only
+        self.thinking = thinking  # sent as reasoning_content beside each answer, like vLLM
         self.requests: list[dict[str, Any]] = []
         self.served = 0
         self.in_flight = 0
@@ -109,6 +111,10 @@ class ScriptedServer:
         answer = self.respond(messages)
         words_in = sum(len(str(m.get("content", "")).split()) for m in messages)
         words_out = len(answer.split())
+        message = {"role": "assistant", "content": answer}
+        if self.thinking is not None:
+            message["reasoning_content"] = self.thinking
+            words_out += len(self.thinking.split())
         return web.json_response(
             {
                 "id": f"chatcmpl-{count}",
@@ -118,7 +124,7 @@ class ScriptedServer:
                 "choices": [
                     {
                         "index": 0,
-                        "message": {"role": "assistant", "content": answer},
+                        "message": message,
                         "finish_reason": "stop",
                     }
                 ],

@@ -315,3 +315,12 @@ def test_servers_that_want_max_completion_tokens_get_it(tmp_path):
     assert summary["envs"][ID]["episodes"] == 3 and summary["envs"][ID]["retries"] == 0
     assert len(refused) == 3
     assert len(_records(tmp_path / "three")) == 3
+
+
+def test_thinking_returned_beside_the_answer_is_kept(tmp_path):
+    with ScriptedServer(["mark"], thinking="The field reads 3 here.") as server:
+        config = RunConfig(envs=(ID,), model="m", base_url=server.url, episodes=1)
+        run(config, tmp_path)
+    turn = _records(tmp_path)[0]["turns"][0]
+    assert turn["reasoning"] == "The field reads 3 here." and turn["answer"] == "mark"
+    assert turn["action"] == "mark" and turn["tokens_out"] == 1 + 5
