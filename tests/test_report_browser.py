@@ -76,7 +76,9 @@ def test_step_through_an_episode_in_headless_chromium(browser, tmp_path):
     text = lambda id_: browser.find_element(By.ID, id_).text  # noqa: E731
 
     # The summary and the learning curve are drawn.
-    assert ID in browser.find_element(By.CSS_SELECTOR, "table.summary").text
+    assert (
+        "InvertedTreasure-Scout-v0" in browser.find_element(By.CSS_SELECTOR, "table.summary").text
+    )
     assert len(browser.find_elements(By.CSS_SELECTOR, "svg.curve circle")) == 3
 
     # Pick the second episode of the first trial and step through it.

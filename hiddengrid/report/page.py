@@ -125,20 +125,21 @@ def _summary_table(summary: dict[str, Any]) -> str:
     head = (
         "<tr><th>env</th><th>episodes</th><th>success</th><th>95% interval</th>"
         "<th>mean return</th><th>mean length</th><th>answers</th><th>invalid</th>"
-        "<th>tokens in</th><th>tokens out</th><th>mean latency (s)</th><th>retries</th></tr>"
+        "<th>tokens in</th><th>tokens out</th><th>latency (s)</th><th>retries</th></tr>"
     )
     rows = []
     for env_id, s in summary["envs"].items():
         low, high = s["ci95"]
         rows.append(
-            f"<tr><td>{escape(env_id)}</td><td>{s['episodes']}</td>"
+            f"<tr><td title='{escape(env_id)}'>{escape(env_id.split('/')[-1])}</td>"
+            f"<td>{s['episodes']}</td>"
             f"<td>{s['success_rate']:.1%}</td><td>[{low:.1%}, {high:.1%}]</td>"
             f"<td>{s['mean_return']:.3f}</td><td>{s['mean_length']:.2f}</td>"
             f"<td>{s['answers']}</td><td>{s['invalid_rate']:.1%}</td>"
             f"<td>{s['tokens_in']:,}</td><td>{s['tokens_out']:,}</td>"
             f"<td>{s['latency_s_mean']:.3f}</td><td>{s['retries']}</td></tr>"
         )
-    return f"<table class='summary'>{head}{''.join(rows)}</table>"
+    return f"<div class='wide'><table class='summary'>{head}{''.join(rows)}</table></div>"
 
 
 def write_run_report(run_dir: str | Path, out: str | Path | None = None, pictures: int = 5) -> Path:
