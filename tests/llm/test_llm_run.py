@@ -324,3 +324,22 @@ def test_thinking_returned_beside_the_answer_is_kept(tmp_path):
     turn = _records(tmp_path)[0]["turns"][0]
     assert turn["reasoning"] == "The field reads 3 here." and turn["answer"] == "mark"
     assert turn["action"] == "mark" and turn["tokens_out"] == 1 + 5
+
+
+def test_resume_keeps_whole_trials_only(tmp_path):
+    from hiddengrid.llm.run import prepare_dir
+
+    config = RunConfig(envs=(ID,), model="m", base_url="http://127.0.0.1:9/v1", episodes=6)
+    config = RunConfig(**(config.as_dict() | {"envs": (ID,), "trial_episodes": 3}))
+    prepare_dir(tmp_path, config)
+
+    def line(trial: int, index: int) -> str:
+        return json.dumps({"env": ID, "trial": trial, "index": index, "seed": 3 * trial + index})
+
+    # Trial 1 whole (written out of order), trial 0 missing an episode, then a torn line.
+    text = "\n".join([line(1, 2), line(0, 0), line(1, 0), line(1, 1), line(0, 1)])
+    (tmp_path / EPISODES).write_text(text + '\n{"env": "hiddengrid/Anomal')
+    done = prepare_dir(tmp_path, config)
+    assert [(r["trial"], r["index"]) for r in done] == [(1, 0), (1, 1), (1, 2)]
+    kept = [json.loads(x) for x in (tmp_path / EPISODES).read_text().splitlines()]
+    assert kept == done
