@@ -343,3 +343,20 @@ def test_resume_keeps_whole_trials_only(tmp_path):
     assert [(r["trial"], r["index"]) for r in done] == [(1, 0), (1, 1), (1, 2)]
     kept = [json.loads(x) for x in (tmp_path / EPISODES).read_text().splitlines()]
     assert kept == done
+
+
+def test_cli_reports_llm_next_to_other_agents(tmp_path, capsys):
+    with ScriptedServer(["6"]) as server:
+        args = _cli(
+            server.url, tmp_path / "run", "--agent", "random", "--json", str(tmp_path / "j")
+        )
+        main(args)
+    table = capsys.readouterr().out
+    assert " llm " in table and " random " in table
+    rows = json.loads((tmp_path / "j").read_text())
+    assert sorted((r["env"], r["agent"]) for r in rows) == sorted(
+        (env_id, agent) for env_id in (ID, IT) for agent in ("llm", "random")
+    )
+    llm = next(r for r in rows if r["agent"] == "llm" and r["env"] == ID)
+    assert llm["episodes"] == 8 and llm["invalid_rate"] == 0.0  # "6" is mark in AnomalyMapping
+    assert llm["tokens_in"] > 0 and llm["success_by_trial_episode"] == [llm["success_rate"]]
