@@ -296,14 +296,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
         env_id: env_kwargs(env_id, args.env_arg) for env_id in dict.fromkeys(e for e, _ in jobs)
     }
     check_output_path(args.json, "--json")
-    llm_envs = [env_id for env_id, name in jobs if name == "llm"]
-    if llm_envs:
-        _check_llm_server(args)
 
     def episodes_of(name: str) -> int:
         if args.episodes is not None:
             return args.episodes
         return DEFAULT_LLM_EPISODES if name == "llm" else DEFAULT_EPISODES
+
+    llm_envs = [env_id for env_id, name in jobs if name == "llm"]
+    llm_config = _llm_config(args, llm_envs, episodes_of("llm")) if llm_envs else None
 
     # Compile first, saying so, so that the progress bar starts on real speeds.
     for env_id, kw in kwargs.items():
@@ -315,7 +315,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     results = []
     total = sum(episodes_of(name) for _, name in jobs)
     with tqdm(total=total, unit="ep", file=sys.stderr) as bar:
-        llm_results = _run_llm(args, llm_envs, episodes_of("llm"), bar) if llm_envs else {}
+        llm_results = _run_llm(args, llm_config, bar) if llm_config else {}
         for env_id, name in jobs:
             bar.set_description(f"{env_id.split('/')[-1]} {name}")
             if name == "llm":
@@ -350,12 +350,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_llm(args: argparse.Namespace, env_ids: list[str], episodes: int, bar: Any) -> dict:
-    """Runs (or resumes) the LLM agent on ``env_ids`` into one results folder."""
-    from hiddengrid.llm.client import LLMError
-    from hiddengrid.llm.run import RunConfig, RunDirError, run
-    from hiddengrid.llm.summary import eval_result
+def _llm_config(args: argparse.Namespace, env_ids: list[str], episodes: int) -> Any:
+    """The LLM run's settings and its server, checked before any work starts."""
+    from hiddengrid.llm.run import RunConfig
 
+    if not args.base_url or not args.model:
+        raise CLIError("--agent llm needs --base-url and --model")
     try:
         config = RunConfig(
             envs=tuple(env_ids),
@@ -371,6 +371,16 @@ def _run_llm(args: argparse.Namespace, env_ids: list[str], episodes: int, bar: A
         )
     except ValueError as exc:
         raise CLIError(f"--agent llm: {exc}") from None
+    _check_llm_server(args)
+    return config
+
+
+def _run_llm(args: argparse.Namespace, config: Any, bar: Any) -> dict:
+    """Runs (or resumes) the LLM agent into one results folder."""
+    from hiddengrid.llm.client import LLMError
+    from hiddengrid.llm.run import RunDirError, run
+    from hiddengrid.llm.summary import eval_result
+
     bar.set_description(f"llm x{args.concurrency}")
     folder = Path(args.out) if args.out else config.default_dir()
     try:
@@ -403,7 +413,7 @@ def _run_llm(args: argparse.Namespace, env_ids: list[str], episodes: int, bar: A
 
 
 def _check_llm_server(args: argparse.Namespace) -> None:
-    """The LLM options and the server, checked before any work starts."""
+    """The server named by ``--base-url``: an http(s) URL that accepts a connection."""
     from urllib.parse import urlparse
 
     if not args.base_url or not args.model:

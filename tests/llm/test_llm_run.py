@@ -254,16 +254,34 @@ def test_server_down_is_one_clear_line(tmp_path):
         text=True,
         timeout=120,
     )
-    assert proc.returncode != 0
+    assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     last = proc.stderr.strip().splitlines()[-1]
-    assert last.startswith("error: cannot reach the server at http://127.0.0.1:9/v1")
+    assert last.startswith("hiddengrid eval: error: --base-url http://127.0.0.1:9/v1")
+    assert "cannot connect" in last
 
 
-def test_http_errors_that_retrying_cannot_fix_stop_the_run(tmp_path):
+def cli_error(argv: list[str], capsys: pytest.CaptureFixture, during_run: bool = False) -> bool:
+    """Runs the CLI expecting its one-line error and exit status 2; keeps the line. An error
+    found before the run is all that is printed; one met during the run follows the progress
+    bar's lines."""
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err
+    lines = err.replace("\r", "\n").strip().splitlines()
+    assert code == 2 and "Traceback" not in err, err
+    assert during_run or len(lines) == 1, lines
+    capsys.last = lines[-1]
+    assert capsys.last.startswith("hiddengrid eval: error: ")
+    return True
+
+
+def test_http_errors_that_retrying_cannot_fix_stop_the_run(tmp_path, capsys):
     with ScriptedServer(["mark"], failures=1, status=401) as server:
-        with pytest.raises(SystemExit, match="HTTP 401"):
-            main(_cli(server.url, tmp_path))
+        assert cli_error(_cli(server.url, tmp_path), capsys, during_run=True)
+        assert "HTTP 401" in capsys.last
         assert server.served == 1
 
 
@@ -271,13 +289,14 @@ def test_http_errors_that_retrying_cannot_fix_stop_the_run(tmp_path):
     ("extra", "match"),
     [
         (["--trial-episodes", "3"], "multiple of trial episodes"),
-        (["--concurrency", "0"], "--concurrency must be at least 1"),
-        (["--max-tokens", "0"], "max tokens must be at least 1"),
+        (["--concurrency", "0"], "--concurrency: 0 is out of range"),
+        (["--max-tokens", "0"], "--max-tokens: 0 is out of range"),
     ],
 )
-def test_cli_rejects_bad_llm_options(extra, match, tmp_path):
-    with pytest.raises(SystemExit, match=match):
-        main(_cli("http://127.0.0.1:9/v1", tmp_path, *extra))
+def test_cli_rejects_bad_llm_options(extra, match, tmp_path, capsys):
+    # The options are checked before the (absent) server is tried.
+    assert cli_error(_cli("http://127.0.0.1:9/v1", tmp_path, *extra), capsys)
+    assert match in capsys.last
 
 
 def test_bench_llm_reports_each_concurrency(tmp_path, capsys):
