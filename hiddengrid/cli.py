@@ -1,4 +1,5 @@
-"""The ``hiddengrid`` command (also ``python -m hiddengrid``): eval | bench | record | play.
+"""The ``hiddengrid`` command (also ``python -m hiddengrid``): eval | bench | record | play |
+report.
 
 Each subcommand is one ``add_<name>`` function that builds its parser and names the function
 that runs it; :data:`SUBCOMMANDS` lists them in ``--help`` order. Options several commands
@@ -18,13 +19,10 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 from hiddengrid import __version__
 from hiddengrid.registry import ENV_IDS, definition_of
-
-if TYPE_CHECKING:
-    from hiddengrid.llm.client import LLMAgent
 
 DEFAULT_EPISODES = 10_000
 DEFAULT_LLM_EPISODES = 20
@@ -72,6 +70,20 @@ def positive_int(text: str) -> int:
 
 def seed_int(text: str) -> int:
     return _integer(text, 0, "a seed is an integer >= 0")
+
+
+def nonnegative_int(text: str) -> int:
+    return _integer(text, 0, "give an integer >= 0")
+
+
+def nonnegative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number; give a number >= 0") from None
+    if not (value >= 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"{text!r} is out of range; give a number >= 0")
+    return value
 
 
 def positive_float(text: str) -> float:
@@ -228,7 +240,39 @@ def add_eval(sub: Any) -> None:
     llm.add_argument(
         "--timeout", type=positive_float, default=60.0, help="seconds per request (default 60)"
     )
-    llm.add_argument("--log", metavar="FILE.jsonl", help="append one JSON line per episode")
+    llm.add_argument(
+        "--concurrency",
+        type=positive_int,
+        default=1,
+        metavar="K",
+        help="episodes played at once (default 1)",
+    )
+    llm.add_argument(
+        "--reasoning",
+        action="store_true",
+        help="let the model think, then read its last line 'ACTION: ...'",
+    )
+    llm.add_argument(
+        "--max-tokens",
+        type=positive_int,
+        default=None,
+        help="per answer (default 64; 4096 with --reasoning)",
+    )
+    llm.add_argument(
+        "--temperature", type=nonnegative_float, default=0.0, help="sampling temperature"
+    )
+    llm.add_argument(
+        "--trial-episodes",
+        type=positive_int,
+        default=1,
+        metavar="E",
+        help="play E consecutive episodes in one conversation (in-context discovery)",
+    )
+    llm.add_argument(
+        "--out",
+        metavar="RUN_DIR",
+        help="results folder; the same command resumes it (default runs/llm-MODEL-HASH)",
+    )
     p.set_defaults(func=cmd_eval)
 
 
@@ -252,9 +296,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         env_id: env_kwargs(env_id, args.env_arg) for env_id in dict.fromkeys(e for e, _ in jobs)
     }
     check_output_path(args.json, "--json")
-    check_output_path(args.log, "--log")
-    uses_llm = any(name == "llm" for _, name in jobs)
-    llm_agent = _llm_agent(args) if uses_llm else None
+    llm_envs = [env_id for env_id, name in jobs if name == "llm"]
+    if llm_envs:
+        _check_llm_server(args)
 
     def episodes_of(name: str) -> int:
         if args.episodes is not None:
@@ -271,10 +315,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     results = []
     total = sum(episodes_of(name) for _, name in jobs)
     with tqdm(total=total, unit="ep", file=sys.stderr) as bar:
+        llm_results = _run_llm(args, llm_envs, episodes_of("llm"), bar) if llm_envs else {}
         for env_id, name in jobs:
             bar.set_description(f"{env_id.split('/')[-1]} {name}")
             if name == "llm":
-                results.append(_run_llm(args, env_id, llm_agent, episodes_of(name), bar.update))
+                results.append(llm_results[env_id])
             else:
                 result = run_episodes(
                     env_id,
@@ -305,21 +350,61 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_llm(args: argparse.Namespace, env_id: str, agent: Any, episodes: int, update: Any) -> Any:
-    from hiddengrid.llm.client import LLMError, run_llm_episodes
+def _run_llm(args: argparse.Namespace, env_ids: list[str], episodes: int, bar: Any) -> dict:
+    """Runs (or resumes) the LLM agent on ``env_ids`` into one results folder."""
+    from hiddengrid.llm.client import LLMError
+    from hiddengrid.llm.run import RunConfig, RunDirError, run
+    from hiddengrid.llm.summary import eval_result
 
     try:
-        return run_llm_episodes(
-            env_id, agent, episodes, seed=args.seed, log_path=args.log, progress=update
+        config = RunConfig(
+            envs=tuple(env_ids),
+            model=args.model,
+            base_url=args.base_url,
+            episodes=episodes,
+            seed=args.seed,
+            trial_episodes=args.trial_episodes,
+            reasoning=args.reasoning,
+            max_tokens=args.max_tokens,
+            temperature=args.temperature,
+            history=args.history,
         )
-    except LLMError as exc:
+    except ValueError as exc:
         raise CLIError(f"--agent llm: {exc}") from None
+    bar.set_description(f"llm x{args.concurrency}")
+    folder = Path(args.out) if args.out else config.default_dir()
+    try:
+        folder, summary = run(
+            config,
+            folder,
+            concurrency=args.concurrency,
+            api_key_env=args.api_key_env,
+            retries=args.retries,
+            timeout=args.timeout,
+            progress=bar.update,
+        )
+    except (LLMError, RunDirError) as exc:
+        raise CLIError(f"--agent llm: {exc}") from None
+    except KeyboardInterrupt:
+        raise CLIError(
+            f"interrupted: finished trials are saved in {folder}; run the same command to resume"
+        ) from None
+    bar.write(
+        f"llm results: {folder} (hiddengrid report {folder} writes the HTML page)", sys.stderr
+    )
+    if config.trial_episodes > 1:
+        for env_id, env_summary in summary["envs"].items():
+            curve = ", ".join(
+                f"{row['index'] + 1}: {row['success_rate']:.0%}"
+                for row in env_summary["by_trial_episode"]
+            )
+            bar.write(f"{env_id} success by episode within a trial: {curve}", sys.stderr)
+    return {env_id: eval_result(env_id, s) for env_id, s in summary["envs"].items()}
 
 
-def _llm_agent(args: argparse.Namespace) -> LLMAgent:
+def _check_llm_server(args: argparse.Namespace) -> None:
+    """The LLM options and the server, checked before any work starts."""
     from urllib.parse import urlparse
-
-    from hiddengrid.llm.client import ChatClient, LLMAgent
 
     if not args.base_url or not args.model:
         raise CLIError("--agent llm needs --base-url and --model")
@@ -327,14 +412,6 @@ def _llm_agent(args: argparse.Namespace) -> LLMAgent:
     if url.scheme not in ("http", "https") or not url.hostname:
         raise CLIError(f"--base-url {args.base_url!r} is not an http(s) URL")
     _check_reachable(url.hostname, url.port or (443 if url.scheme == "https" else 80), args)
-    client = ChatClient(
-        base_url=args.base_url,
-        model=args.model,
-        api_key_env=args.api_key_env,
-        retries=args.retries,
-        timeout=args.timeout,
-    )
-    return LLMAgent(client, history_turns=args.history)
 
 
 def _check_reachable(host: str, port: int, args: argparse.Namespace) -> None:
@@ -374,17 +451,75 @@ def add_bench(sub: Any) -> None:
         metavar="N",
         help="native vector env sizes (default 1 64 4096)",
     )
+    p.add_argument(
+        "--threads-n",
+        type=nonnegative_int,
+        default=4096,
+        metavar="N",
+        help="sub-envs for the one-thread against all-cores comparison (0 skips it; default 4096)",
+    )
+    p.add_argument(
+        "--scaling",
+        type=positive_int,
+        nargs="+",
+        default=[],
+        metavar="N",
+        help="also compare one thread with all cores at these numbers of sub-envs",
+    )
     json_option(p)
+    p.add_argument(
+        "--llm",
+        action="store_true",
+        help="instead: LLM episodes at several concurrencies against a scripted local server",
+    )
+    p.add_argument(
+        "--llm-latency",
+        type=nonnegative_float,
+        default=0.2,
+        help="seconds per answer (--llm, default 0.2)",
+    )
+    p.add_argument(
+        "--llm-episodes",
+        type=positive_int,
+        default=128,
+        help="episodes per level (--llm, default 128)",
+    )
+    p.add_argument(
+        "--llm-concurrency",
+        type=positive_int,
+        nargs="+",
+        default=[1, 64],
+        metavar="K",
+        help="concurrency levels compared (--llm, default 1 64)",
+    )
     p.set_defaults(func=cmd_bench)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    check_output_path(args.json, "--json")
+    if args.llm:
+        return _bench_llm(args)
     from hiddengrid.bench import format_table, run_bench
 
-    check_output_path(args.json, "--json")
     env_ids = _unique(args.env) or list(ENV_IDS)
-    rows = run_bench(env_ids, args.seconds, tuple(dict.fromkeys(args.sizes)))
+    rows = run_bench(
+        env_ids,
+        args.seconds,
+        tuple(dict.fromkeys(args.sizes)),
+        args.threads_n,
+        tuple(dict.fromkeys(args.scaling)),
+    )
     print(format_table(rows))
+    if args.json:
+        _write_json(args.json, [r.as_dict() for r in rows])
+    return 0
+
+
+def _bench_llm(args: argparse.Namespace) -> int:
+    from hiddengrid.llm.bench import format_rows, run_concurrency_bench
+
+    rows = run_concurrency_bench(args.llm_latency, args.llm_episodes, args.llm_concurrency)
+    print(format_rows(rows, args.llm_latency))
     if args.json:
         _write_json(args.json, [r.as_dict() for r in rows])
     return 0
@@ -396,13 +531,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def add_record(sub: Any) -> None:
     p = sub.add_parser(
         "record",
-        help="one episode of an agent as an animated GIF (needs Pillow)",
-        description="Plays one episode of an agent and writes it as an animated GIF.",
+        help="one episode of an agent as an animated GIF or HTML viewer (needs Pillow)",
+        description="Plays one episode of an agent and writes it as an animated GIF "
+        "(--out), as the report's self-contained step-through page (--html), or both.",
         epilog_fn=ids_and_agents,
     )
     env_option(p, repeatable=False)
     p.add_argument("--agent", default="oracle", help="agent name (default oracle; listed below)")
-    p.add_argument("--out", required=True, metavar="FILE.gif", help="GIF file to write")
+    p.add_argument("--out", metavar="FILE.gif", help="GIF file to write")
+    p.add_argument("--html", metavar="FILE.html", help="the episode in the step-through viewer")
     seed_option(p, 0, "episode seed (default 0)")
     p.add_argument("--fps", type=positive_int, default=4, help="frames per second (default 4)")
     env_args_option(p)
@@ -416,17 +553,62 @@ def cmd_record(args: argparse.Namespace) -> int:
     if args.agent not in agents:
         raise CLIError(f"{args.env_id} has no agent {args.agent!r}; it has {', '.join(agents)}")
     kwargs = env_kwargs(args.env_id, args.env_arg)
+    if not args.out and not args.html:
+        raise CLIError("record needs --out FILE.gif, --html FILE.html, or both")
     check_output_path(args.out, "--out", ".gif")
+    check_output_path(args.html, "--html", ".html")
     from gymnasium.error import DependencyNotInstalled
 
     try:
         require_pillow()
     except DependencyNotInstalled as exc:
         raise CLIError(str(exc)) from None
-    frames, outcome, total = record_episode(
-        args.env_id, args.agent, args.out, seed=args.seed, fps=args.fps, env_kwargs=kwargs
+    if args.out:
+        frames, outcome, total = record_episode(
+            args.env_id, args.agent, args.out, seed=args.seed, fps=args.fps, env_kwargs=kwargs
+        )
+        print(f"wrote {args.out}: {frames} frames, outcome {outcome}, return {total:g}")
+    if args.html:
+        from hiddengrid.record import record_episode_html
+
+        frames, outcome, total = record_episode_html(
+            args.env_id, args.agent, args.html, seed=args.seed, env_kwargs=kwargs
+        )
+        print(f"wrote {args.html}: {frames} frames, outcome {outcome}, return {total:g}")
+    return 0
+
+
+# --- report -----------------------------------------------------------------------------------
+
+
+def add_report(sub: Any) -> None:
+    p = sub.add_parser(
+        "report",
+        help="an LLM run folder as one self-contained HTML page",
+        description="Writes the summary table, the in-context learning curve and a "
+        "step-through viewer of the run's episodes into one HTML file (no server, no network).",
     )
-    print(f"wrote {args.out}: {frames} frames, outcome {outcome}, return {total:g}")
+    p.add_argument("run_dir", metavar="RUN_DIR", help="the results folder of an LLM eval run")
+    p.add_argument("--out", metavar="FILE.html", help="default RUN_DIR/report.html")
+    p.add_argument(
+        "--pictures",
+        type=seed_int,
+        default=5,
+        metavar="N",
+        help="episodes per env drawn (default 5)",
+    )
+    p.set_defaults(func=cmd_report)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from hiddengrid.report import write_run_report
+
+    check_output_path(args.out, "--out", ".html")
+    try:
+        path = write_run_report(args.run_dir, args.out, pictures=args.pictures)
+    except FileNotFoundError as exc:
+        raise CLIError(str(exc)) from None
+    print(f"wrote {path}")
     return 0
 
 
@@ -457,7 +639,13 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 # --- the command ------------------------------------------------------------------------------
 
-SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (add_eval, add_bench, add_record, add_play)
+SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (
+    add_eval,
+    add_bench,
+    add_record,
+    add_play,
+    add_report,
+)
 
 
 def build_parser() -> Parser:

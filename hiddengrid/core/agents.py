@@ -13,8 +13,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
-from numba import njit
+from numba import njit, prange
 
+from hiddengrid.core.kernel import run_on
 from hiddengrid.core.rng import below_from, seed_streams
 
 REJECTION_TRIES = 32
@@ -28,7 +29,7 @@ def masked_choice(masks: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
     scan for rows where few are: both are uniform over the legal actions.
     """
     n = masks.shape[1]
-    for i in range(masks.shape[0]):
+    for i in prange(masks.shape[0]):
         state = rng[i]
         chosen = -1
         for _ in range(REJECTION_TRIES):
@@ -60,6 +61,9 @@ class BatchAgent:
 
     def __init__(self, env: Any, seed: int = 0) -> None:
         self.num_envs = int(env.num_envs)
+        # Agents whose loops run in Numba use the vector env's threads (results do not
+        # depend on the count; see hiddengrid.core.kernel).
+        self.num_threads = int(getattr(env, "num_threads", 1))
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -89,7 +93,7 @@ class RandomAgent(BatchAgent):
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
         if self.masked:
             masks = np.asarray(self.env.action_masks()).reshape(self.num_envs, -1)
-            masked_choice(masks, self.streams, self.actions)
+            run_on(self.num_threads, masked_choice, masks, self.streams, self.actions)
             return self.actions.copy()
         if isinstance(self.space, spaces.Discrete):
             return self.rng.integers(0, int(self.space.n), size=self.num_envs)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from hiddengrid.core.agents import BatchAgent, RandomAgent
+from hiddengrid.core.kernel import run_on
 from hiddengrid.envs.anomaly_mapping.constants import (
     DIR_COL,
     DIR_ROW,
@@ -328,9 +329,9 @@ def oracle_act(walls, node, agent, out):
     """Multi-source BFS from every free tile within Manhattan 1 of the node, then one step
     down the distance map; Mark on arrival."""
     n = GRID_SIZE * GRID_SIZE
-    dist = np.empty((GRID_SIZE, GRID_SIZE), dtype=np.int64)
-    queue = np.empty(n, dtype=np.int64)
-    for i in range(out.shape[0]):
+    for i in prange(out.shape[0]):
+        dist = np.empty((GRID_SIZE, GRID_SIZE), dtype=np.int64)  # per sub-env: threads
+        queue = np.empty(n, dtype=np.int64)
         ar = agent[i, 0]
         ac = agent[i, 1]
         if abs(ar - node[i, 0]) + abs(ac - node[i, 1]) <= 1:
@@ -383,7 +384,8 @@ class OracleAgent(BatchAgent):
         self.actions = np.zeros(self.num_envs, dtype=np.int64)
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
-        oracle_act(self.batch["walls"], self.batch["node"], self.batch["agent"], self.actions)
+        b = self.batch
+        run_on(self.num_threads, oracle_act, b["walls"], b["node"], b["agent"], self.actions)
         return self.actions.copy()
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from hiddengrid.core.agents import BatchAgent, RandomAgent
+from hiddengrid.core.kernel import run_on
 from hiddengrid.envs.field_cipher.constants import (
     CODEBOOK_ARRAY,
     CURSOR_RIGHT,
@@ -41,8 +42,8 @@ def type_answer(i: int, target: np.ndarray, cursor: np.ndarray, slots: np.ndarra
 @njit(cache=True)
 def oracle_act(grid, cursor, slots, out):
     """Decodes blocks 0..7 with the codebook and types the message."""
-    target = np.empty(NUM_SLOTS, dtype=np.int64)
-    for i in range(out.shape[0]):
+    for i in prange(out.shape[0]):
+        target = np.empty(NUM_SLOTS, dtype=np.int64)  # per sub-env: threads
         for j in range(NUM_SLOTS):
             hi = CODEBOOK_ARRAY[block_pattern(grid, i, 2 * j)]
             lo = CODEBOOK_ARRAY[block_pattern(grid, i, 2 * j + 1)]
@@ -62,7 +63,7 @@ class OracleAgent(BatchAgent):
         self.actions = np.zeros(self.num_envs, dtype=np.int64)
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
-        oracle_act(obs["grid"], obs["cursor"], obs["slots"], self.actions)
+        run_on(self.num_threads, oracle_act, obs["grid"], obs["cursor"], obs["slots"], self.actions)
         return self.actions.copy()
 
 

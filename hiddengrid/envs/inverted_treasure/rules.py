@@ -12,6 +12,7 @@ The batch kernels are compiled without reference counting and their helpers inli
 """
 
 import numpy as np
+from numba import prange
 
 from hiddengrid.core.definition import Field
 from hiddengrid.core.kernel import inline, kernel
@@ -136,7 +137,20 @@ def step_one(i, action, outcome, reward, terminated, icons, scout, board, agent,
 
 @kernel
 def reset_all(rng, done, outcome, icons, scout, board, agent, steps_left, window, position):
-    for i in range(rng.shape[0]):
+    for i in prange(rng.shape[0]):
+        draw_scenario(rng, i, icons)
+        start_episode(i, icons, scout, board, agent, steps_left, window, position)
+        done[i] = False
+        outcome[i] = RUNNING
+
+
+@kernel
+def reset_done(rng, done, outcome, icons, scout, board, agent, steps_left, window, position):
+    """Starts a new episode in every sub-env whose ``done`` flag is set (same-step
+    autoreset): what ``step_all`` does for such a sub-env, without stepping the others."""
+    for i in prange(rng.shape[0]):
+        if not done[i]:
+            continue
         draw_scenario(rng, i, icons)
         start_episode(i, icons, scout, board, agent, steps_left, window, position)
         done[i] = False
@@ -159,7 +173,7 @@ def step_all(
     window,
     position,
 ):
-    for i in range(actions.shape[0]):
+    for i in prange(actions.shape[0]):
         if done[i]:  # next-step autoreset: the action is ignored
             draw_scenario(rng, i, icons)
             clear_board(i, board)  # what start_episode does; the outside rings never change

@@ -8,6 +8,7 @@ order; (3) ``sensor_sweep``: sight and memory; (4) the budget and the end of the
 """
 
 import numpy as np
+from numba import prange
 
 from hiddengrid.core.definition import Field
 from hiddengrid.core.kernel import inline, kernel
@@ -400,7 +401,45 @@ def reset_all(
     sight_key,
     open_rows,
 ):
-    for i in range(rng.shape[0]):
+    for i in prange(rng.shape[0]):
+        draw_scenario(rng, i, terrain, start_squads, camps, open_rows)
+        start_episode(
+            i, terrain, start_squads, camps, squads, camp_status, explored, visible, camps_view,
+            progress, steps_left, total_strength, blocking_rows, sight_rows, visible_rows,
+            explored_rows, sight_key, open_rows,
+        )  # fmt: skip
+        done[i] = False
+        outcome[i] = RUNNING
+
+
+@kernel
+def reset_done(
+    rng,
+    done,
+    outcome,
+    terrain,
+    start_squads,
+    camps,
+    squads,
+    camp_status,
+    explored,
+    visible,
+    camps_view,
+    progress,
+    steps_left,
+    total_strength,
+    blocking_rows,
+    sight_rows,
+    visible_rows,
+    explored_rows,
+    sight_key,
+    open_rows,
+):
+    """Starts a new episode in every sub-env whose ``done`` flag is set (same-step
+    autoreset): what ``step_all`` does for such a sub-env, without stepping the others."""
+    for i in prange(rng.shape[0]):
+        if not done[i]:
+            continue
         draw_scenario(rng, i, terrain, start_squads, camps, open_rows)
         start_episode(
             i, terrain, start_squads, camps, squads, camp_status, explored, visible, camps_view,
@@ -437,7 +476,7 @@ def step_all(
     sight_key,
     open_rows,
 ):
-    for i in range(actions.shape[0]):
+    for i in prange(actions.shape[0]):
         if done[i]:  # next-step autoreset: the action is ignored
             draw_scenario(rng, i, terrain, start_squads, camps, open_rows)
             start_episode(
