@@ -7,6 +7,10 @@ observations, rewards, flags, infos, and at the end every array of the batch.
 
 from __future__ import annotations
 
+import inspect
+import os
+import subprocess
+import sys
 from typing import Any
 
 import numba
@@ -17,8 +21,14 @@ from helpers import make_vec, random_actions
 from hiddengrid.core import kernel
 from hiddengrid.registry import ENV_IDS, definition_of
 
-# Megacity's batch loops are not written with prange yet (its redesign lands separately).
-THREADED_IDS = [env_id for env_id in ENV_IDS if "Megacity" not in env_id]
+
+def threaded(env_id: str) -> bool:
+    """Whether the env's batch loop is written ``for i in prange(...)`` (an env whose loop is
+    still a ``range`` runs serially on any thread count; it joins these tests once it has one)."""
+    return "prange(" in inspect.getsource(definition_of(env_id).step_all.py_func)
+
+
+THREADED_IDS = [env_id for env_id in ENV_IDS if threaded(env_id)]
 POOL = numba.config.NUMBA_NUM_THREADS
 # Every thread count the pool allows, up to 3: with 37 sub-envs the chunks are uneven.
 THREAD_COUNTS = [t for t in (2, 3) if t <= POOL]
@@ -149,3 +159,25 @@ def test_agents_act_the_same_on_any_thread_count(env_id: str, agent_name: str) -
     serial = agent_actions(env_id, agent_name, 1)
     for threads in THREAD_COUNTS:
         assert agent_actions(env_id, agent_name, threads) == serial
+
+
+def test_the_batch_loops_are_parallel() -> None:
+    for name in ("AnomalyMapping", "FieldCipher", "InvertedTreasure", "SquadRecon"):
+        assert threaded(f"hiddengrid/{name}-v0")
+        assert "prange(" in inspect.getsource(definition_of(f"hiddengrid/{name}-v0").reset_all)
+
+
+@pytest.mark.parametrize("preset", [None, "active"])
+def test_thread_pool_start_leaves_the_environment_as_it_was(preset: str | None) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in kernel.WAIT_SETTINGS}
+    if preset is not None:
+        env["OMP_WAIT_POLICY"] = preset
+    code = (
+        "import os, numba; from hiddengrid.core import kernel; kernel.start_thread_pool(); "
+        "print(numba.threading_layer() in ('omp', 'tbb', 'workqueue'), "
+        "os.environ.get('OMP_WAIT_POLICY'))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["True", str(preset)]
