@@ -108,10 +108,16 @@ def test_two_envs_with_their_own_thread_counts_interleaved() -> None:
 
 
 def test_default_thread_count_follows_the_batch_size() -> None:
-    small = kernel.PARALLEL_MIN_ENVS - 1
-    assert kernel.resolve_num_threads(None, small) == 1
-    assert kernel.resolve_num_threads(None, kernel.PARALLEL_MIN_ENVS) == kernel.max_threads()
-    assert 1 <= kernel.max_threads() <= POOL
+    share = kernel.ENVS_PER_THREAD
+    cores = kernel.max_threads()
+    assert 1 <= cores <= POOL
+    assert kernel.resolve_num_threads(None, 1) == 1
+    assert kernel.resolve_num_threads(None, 2 * share - 1) == 1
+    assert kernel.resolve_num_threads(None, 2 * share) == min(2, cores)
+    assert kernel.resolve_num_threads(None, 10**6) == cores
+    for n in (1, 100, 1000, 5000, 10**5):
+        threads = kernel.resolve_num_threads(None, n)
+        assert threads == 1 or n // threads >= share
     assert make_vec(THREADED_IDS[0], 4).unwrapped.num_threads == 1
 
 

@@ -30,9 +30,10 @@ from numba import njit
 kernel = njit(cache=True, _nrt=False)
 inline = njit(cache=True, inline="always")
 
-# Below this many sub-envs a parallel kernel call costs more than it saves (measured in
-# ``hiddengrid bench --threads``; docs/performance.md): the default is then one thread.
-PARALLEL_MIN_ENVS = 256
+# The default thread count gives each thread at least this many sub-envs: a parallel call costs
+# 10-35 us more than a serial one here (waking the sleeping threads), a sub-env step 30-200 ns,
+# so smaller shares lose more than they gain (``hiddengrid bench --scaling``, docs/performance.md).
+ENVS_PER_THREAD = 512
 
 _TWINS: dict[Any, Any] = {}
 
@@ -77,11 +78,11 @@ def max_threads() -> int:
 
 
 def resolve_num_threads(num_threads: object, num_envs: int) -> int:
-    """The thread count a batch of ``num_envs`` runs on: ``None`` picks one thread below
-    :data:`PARALLEL_MIN_ENVS` sub-envs and every usable core from there; an int is taken as
-    given, within ``1..NUMBA_NUM_THREADS``."""
+    """The thread count a batch of ``num_envs`` runs on: ``None`` picks as many threads as give
+    each at least :data:`ENVS_PER_THREAD` sub-envs, up to every usable core (so one thread below
+    twice that); an int is taken as given, within ``1..NUMBA_NUM_THREADS``."""
     if num_threads is None:
-        return max_threads() if num_envs >= PARALLEL_MIN_ENVS else 1
+        return max(1, min(max_threads(), num_envs // ENVS_PER_THREAD))
     pool = numba.config.NUMBA_NUM_THREADS
     if (
         isinstance(num_threads, bool)

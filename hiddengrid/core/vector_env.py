@@ -4,8 +4,8 @@ Follows Gymnasium's ``CartPoleVectorEnv``: single and batched spaces, next-step 
 sub-env that ended returns its reset observation on the following step, with reward 0 and the
 action ignored), and ``reset(seed=s)`` seeding sub-env ``i`` with ``s + i``.
 
-``num_threads`` sets how many threads step the sub-envs (default: every usable core from 256
-sub-envs, one below); the results are the same for any count.
+``num_threads`` sets how many threads step the sub-envs (default: as many as give each thread
+512 sub-envs, up to every usable core); the results are the same for any count.
 """
 
 from __future__ import annotations
