@@ -29,6 +29,7 @@ from numba import njit
 
 kernel = njit(cache=True, _nrt=False)
 inline = njit(cache=True, inline="always")
+prange = numba.prange  # the batch loop: ``for i in prange(n)`` (see above)
 
 # The default thread count gives each thread at least this many sub-envs: a parallel call costs
 # 10-35 us more than a serial one here (waking the sleeping threads), a sub-env step 30-200 ns,
