@@ -40,15 +40,21 @@ def test_eval_is_reproducible_and_batch_independent():
     assert a.returns == b.returns and a.outcomes == b.outcomes
 
 
-def test_eval_rejects_unknown_names():
-    with pytest.raises(SystemExit):
-        main(["eval", "--env", "hiddengrid/Nope-v0"])
-    with pytest.raises(SystemExit):
-        main(["eval", "--env", ID, "--agent", "nobody"])
-    with pytest.raises(SystemExit):
-        main(["eval", "--env", ID, "--agent", "llm"])  # no --base-url / --model
-    with pytest.raises(SystemExit, match="no agent"):
-        main(["record", ID, "--agent", "nobody", "--out", "x.gif"])
+def test_eval_rejects_unknown_names(capsys):
+    # These used to raise SystemExit with the message; now every CLI error is one line on
+    # stderr and exit status 2 (see test_cli_errors.py).
+    assert exit_code(["eval", "--env", "hiddengrid/Nope-v0"]) == 2
+    assert exit_code(["eval", "--env", ID, "--agent", "nobody"]) == 2
+    assert exit_code(["eval", "--env", ID, "--agent", "llm"]) == 2  # no --base-url / --model
+    assert exit_code(["record", ID, "--agent", "nobody", "--out", "x.gif"]) == 2
+    assert "no agent" in capsys.readouterr().err
+
+
+def exit_code(argv: list[str]) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return int(exc.code)
 
 
 def test_bench_reports_every_configuration(capsys, tmp_path):

@@ -15,7 +15,7 @@ from hiddengrid.core.definition import EnvDefinition
 from hiddengrid.core.kernel import direct_entry
 from hiddengrid.core.options import parse_reset_options
 from hiddengrid.core.rng import check_seed, seed_array
-from hiddengrid.render.window import Window, require_pygame
+from hiddengrid.render.window import Window, pygame_available, require_pygame
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
 
@@ -49,13 +49,38 @@ class HiddenGridEnv(gym.Env):
         config = self.definition.configure(kwargs)
         check_render_mode(render_mode, RENDER_MODES)
         self.render_mode = render_mode
+        if not pygame_available():
+            # An env advertises "human" only where pygame is installed, so Gymnasium's checker
+            # (which tries every advertised mode) passes on a base install. The class keeps it:
+            # gym.make(render_mode="human") then reaches __init__, which says what to install.
+            modes = [m for m in self.metadata["render_modes"] if m != "human"]
+            self.metadata = {**self.metadata, "render_modes": modes}
         self.config = config
         self.batch = Batch(self.definition, 1, config)
         self.observation_space = self.definition.observation_space(config)
         self.action_space = self.definition.action_space(config)
-        # The step's hot path (measured in docs/performance.md): the action goes into one
-        # preallocated buffer, the kernel is called without Numba's type dispatch, and each
-        # observation key is one copy of a row view made here (a scalar is read as such).
+        self._build_fast_path()
+        self._running = False
+        self._seeded = False
+        self._window: Window | None = None
+
+    # The step's hot path (measured in docs/performance.md): the action goes into one
+    # preallocated buffer, the kernel is called without Numba's type dispatch, and each
+    # observation key is one copy of a row view made here (a scalar is read as such). These
+    # are derived from the batch: a pickled or copied env rebuilds them over its own arrays
+    # (compiled entry points do not pickle, and a pickled view would be a detached copy).
+    _FAST_PATH = (
+        "_obs_rows",
+        "_discrete_n",
+        "_action",
+        "_row_shape",
+        "_row_strides",
+        "_upper",
+        "_copy_row",
+        "_step_kernel",
+    )
+
+    def _build_fast_path(self) -> None:
         self._obs_rows = [
             (key, arr, None if arr.ndim == 1 else arr[0])
             for key, arr in (
@@ -74,9 +99,17 @@ class HiddenGridEnv(gym.Env):
             self._upper = np.asarray(space.nvec, dtype=np.int64)
             self._copy_row = direct_entry(copy_if_in_range, self._upper, self._upper, self._action)
         self._step_kernel: Any = None  # resolved on the first step
-        self._running = False
-        self._seeded = False
-        self._window: Window | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        for name in self._FAST_PATH:
+            state.pop(name, None)
+        state["_window"] = None  # a window belongs to the process that opened it
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._build_fast_path()
 
     # --- Gymnasium API -------------------------------------------------------------------
     def reset(
@@ -84,7 +117,7 @@ class HiddenGridEnv(gym.Env):
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         if seed is not None:
             seed = check_seed(seed)
-        scenarios = parse_reset_options(self.definition, self.config, options, 1)
+        scenarios = parse_reset_options(self.definition, self.config, options, 1, vector=False)
         super().reset(seed=seed)
         if seed is None and not self._seeded:
             # The first unseeded reset takes fresh entropy from this env's own generator.

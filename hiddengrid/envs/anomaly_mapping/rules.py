@@ -1,4 +1,4 @@
-"""AnomalyMapping's rules (seed 000, SPEC section 2), in the order a step applies them.
+"""AnomalyMapping's rules, in the order a step applies them.
 
 Plain scalar code over struct-of-arrays state, compiled by Numba; with NUMBA_DISABLE_JIT=1 it
 runs as ordinary Python. Sub-env ``i`` of every array belongs to one episode.
@@ -149,6 +149,21 @@ def reset_all(
     rng, done, outcome, walls, node, start, start_facing, agent, facing, steps_left, view
 ):
     for i in prange(rng.shape[0]):
+        draw_scenario(rng, i, walls, node, start, start_facing)
+        start_episode(i, walls, node, start, start_facing, agent, facing, steps_left, view)
+        done[i] = False
+        outcome[i] = RUNNING
+
+
+@kernel
+def reset_done(
+    rng, done, outcome, walls, node, start, start_facing, agent, facing, steps_left, view
+):
+    """Starts a new episode in every sub-env whose ``done`` flag is set (same-step
+    autoreset): what ``step_all`` does for such a sub-env, without stepping the others."""
+    for i in prange(rng.shape[0]):
+        if not done[i]:
+            continue
         draw_scenario(rng, i, walls, node, start, start_facing)
         start_episode(i, walls, node, start, start_facing, agent, facing, steps_left, view)
         done[i] = False

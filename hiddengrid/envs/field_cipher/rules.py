@@ -1,4 +1,4 @@
-"""FieldCipher's rules (seed 001, SPEC section 3), in the order a step applies them.
+"""FieldCipher's rules, in the order a step applies them.
 
 Plain scalar code over struct-of-arrays state, compiled by Numba; with NUMBA_DISABLE_JIT=1 it
 runs as ordinary Python. Sub-env ``i`` of every array belongs to one episode. The grid never
@@ -64,6 +64,19 @@ def moved_cursor(cursor: int, action: int) -> int:
 @kernel
 def reset_all(rng, done, outcome, level, grid, message, hints, step, cursor, slots, correct):
     for i in prange(rng.shape[0]):
+        draw_scenario(rng, i, level, grid, message, hints)
+        start_episode(i, level, grid, message, hints, step, cursor, slots, correct)
+        done[i] = False
+        outcome[i] = RUNNING
+
+
+@kernel
+def reset_done(rng, done, outcome, level, grid, message, hints, step, cursor, slots, correct):
+    """Starts a new episode in every sub-env whose ``done`` flag is set (same-step
+    autoreset): what ``step_all`` does for such a sub-env, without stepping the others."""
+    for i in prange(rng.shape[0]):
+        if not done[i]:
+            continue
         draw_scenario(rng, i, level, grid, message, hints)
         start_episode(i, level, grid, message, hints, step, cursor, slots, correct)
         done[i] = False

@@ -9,7 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from hiddengrid.core.batch import Batch
-from hiddengrid.core.definition import from_modules
+from hiddengrid.core.definition import from_modules, unexpected_keywords
 from hiddengrid.core.single_env import HiddenGridEnv
 from hiddengrid.core.vector_env import HiddenGridVectorEnv
 from hiddengrid.envs.inverted_treasure import generator, render, rules, text
@@ -32,9 +32,7 @@ def configure(options: Mapping[str, Any]) -> dict[str, Any]:
     options = dict(options)
     scout = options.pop("scout", False)
     if options:
-        raise TypeError(
-            f"unexpected keyword arguments: {sorted(options)}; InvertedTreasure takes only scout"
-        )
+        raise unexpected_keywords("InvertedTreasure", options, "only 'scout'")
     if not isinstance(scout, bool | np.bool_):
         raise ValueError(f"scout must be a bool (True or False), got {scout!r}")
     return {"scout": bool(scout)}
@@ -92,7 +90,7 @@ class InvertedTreasureEnv(HiddenGridEnv):
     it: a Flower ends the episode with 0 (``"trap"``), the Bomb with 1 (``"treasure"``), Empty
     goes on; this holds for tiles revealed earlier too. Revealed tiles stay revealed.
 
-    Positions use the seed's ``(x, y)``: x grows to the East, y to the North, ``(0, 0)`` is
+    Positions use ``(x, y)``: x grows to the East, y to the North, ``(0, 0)`` is
     the bottom-left tile. As an array the grid is north-up: ``(x, y)`` is ``[7 - y, x]``.
 
     In the base variant a tile is only ever seen by standing on it, so the icons cannot be
