@@ -187,3 +187,21 @@ def test_thread_pool_start_leaves_the_environment_as_it_was(preset: str | None) 
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == ["True", str(preset)]
+
+
+def test_agents_run_in_a_fresh_process_on_one_thread() -> None:
+    """Agents with thread scratch call ``get_thread_id()`` even on one thread; in a process
+    where no parallel code has run, that needs Numba's pool started (it crashed before)."""
+    code = (
+        "import numpy as np, gymnasium as gym, hiddengrid\n"
+        "from hiddengrid.registry import definition_of\n"
+        f"for env_id in {THREADED_IDS!r}:\n"
+        "    venv = gym.make_vec(env_id, num_envs=1, vectorization_mode='vector_entry_point')\n"
+        "    obs, _ = venv.reset(seed=1)\n"
+        "    for name, cls in definition_of(env_id).agents.items():\n"
+        "        agent = cls(venv.unwrapped, seed=0)\n"
+        "        agent.act(obs, np.ones(1, dtype=bool))\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.split() == ["ok"], out.stderr[-2000:]

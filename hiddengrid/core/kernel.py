@@ -197,5 +197,10 @@ def direct_entry(dispatcher: Any, *args: Any) -> Any:
 def thread_scratch(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     """Scratch memory for a ``prange`` loop: one block of ``shape`` per pool thread, taken as
     ``scratch[numba.get_thread_id()]`` inside the loop body. Each sub-env must overwrite what it
-    reads of its block, so the result does not depend on which thread ran it."""
+    reads of its block, so the result does not depend on which thread ran it.
+
+    Starts Numba's thread pool: compiled ``get_thread_id()`` reads the pool's state, and in a
+    process where no parallel code has run yet even the serial (one-thread) kernel would crash
+    on it."""
+    start_thread_pool()
     return np.zeros((numba.config.NUMBA_NUM_THREADS, *shape), dtype=dtype)
