@@ -78,6 +78,7 @@ class HiddenGridEnv(gym.Env):
         "_upper",
         "_copy_row",
         "_step_kernel",
+        "_reset_kernel",
     )
 
     def _build_fast_path(self) -> None:
@@ -87,6 +88,11 @@ class HiddenGridEnv(gym.Env):
                 (k, self.batch.fields[n]) for k, n in self.definition.observation.items()
             )
         ]
+        self._step_kernel: Any = None  # resolved on the first step
+        self._reset_kernel: Any = None  # resolved on the first reset
+        self._build_action_path()
+
+    def _build_action_path(self) -> None:
         space = self.action_space
         self._discrete_n = int(space.n) if isinstance(space, spaces.Discrete) else 0
         self._action = np.zeros((1, *space.shape), dtype=np.int64)
@@ -98,7 +104,6 @@ class HiddenGridEnv(gym.Env):
             self._row_strides = (8,)
             self._upper = np.asarray(space.nvec, dtype=np.int64)
             self._copy_row = direct_entry(copy_if_in_range, self._upper, self._upper, self._action)
-        self._step_kernel: Any = None  # resolved on the first step
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -109,7 +114,15 @@ class HiddenGridEnv(gym.Env):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._build_fast_path()
+        try:
+            self._build_fast_path()
+        except AttributeError:
+            # Unpickled inside a reference cycle (Megacity's action space samples through a
+            # bound method of this env), the action space may not be restored yet. Steps take
+            # the checked path until the next reset builds the fast one.
+            self._discrete_n = 0
+            self._row_shape = None
+            self._action = None
 
     # --- Gymnasium API -------------------------------------------------------------------
     def reset(
@@ -125,10 +138,17 @@ class HiddenGridEnv(gym.Env):
         if seed is not None:
             self.batch.seed(seed_array(seed, 1))
             self._seeded = True
+        if self._action is None:
+            self._build_action_path()
+        batch = self.batch
         if scenarios is None:
-            self.batch.reset_all()
+            if self._reset_kernel is None:
+                self._reset_kernel = direct_entry(self.definition.reset_all, *batch._reset_args)
+            self._reset_kernel(*batch._reset_args)  # what batch.reset_all() does, for one
+            batch.reward[0] = 0.0
+            batch.terminated[0] = False
         else:
-            self.batch.load_scenario(0, scenarios[0])
+            batch.load_scenario(0, scenarios[0])
         self._running = True
         if self.render_mode == "human":
             self.render()

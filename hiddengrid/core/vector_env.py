@@ -11,8 +11,8 @@ seeding sub-env ``i`` with ``s + i``, and either of Gymnasium's autoreset modes,
   array, ``None`` where nothing ended, masked by ``info["_final_obs"]``) and its step info in
   ``info["final_info"]`` (masked by ``info["_final_info"]``), as Gymnasium's ``SyncVectorEnv``.
 
-``num_threads`` sets how many threads step the sub-envs (default: every usable core from 256
-sub-envs, one below); the results are the same for any count.
+``num_threads`` sets how many threads step the sub-envs (default: as many as give each thread
+512 sub-envs, up to every usable core); the results are the same for any count.
 """
 
 from __future__ import annotations
