@@ -25,6 +25,16 @@ def _check_env_ids(ids: Sequence[str] | None) -> list[str]:
     return ids
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
@@ -64,6 +74,18 @@ def cmd_eval(args: argparse.Namespace) -> int:
                     log_path=args.log,
                     progress=bar.update,
                 )
+            elif args.ray is not None:
+                from hiddengrid.ray_eval import ray_executor, run_sharded
+
+                result = run_sharded(
+                    env_id,
+                    name,
+                    episodes_of(name),
+                    seed=args.seed,
+                    shard_size=args.shard_size,
+                    executor=ray_executor(args.ray or None),
+                )
+                bar.update(result.episodes)
             else:
                 result = run_episodes(
                     env_id, name, episodes_of(name), seed=args.seed, progress=bar.update
@@ -138,6 +160,18 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compile(args: argparse.Namespace) -> int:
+    import time
+
+    from hiddengrid.warmup import warm_env
+
+    for env_id in _check_env_ids(args.env):
+        start = time.perf_counter()
+        warm_env(env_id)
+        print(f"{env_id}: ready ({time.perf_counter() - start:.1f} s)", flush=True)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hiddengrid", description="Environments where the agent must discover a hidden rule."
@@ -155,6 +189,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=0, help="episode k plays seed+k")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="shard episodes over Ray tasks (a local Ray without ADDRESS); same results",
+    )
+    p.add_argument(
+        "--shard-size",
+        type=_positive_int,
+        default=1000,
+        metavar="N",
+        help="episodes per Ray task with --ray (default 1000)",
+    )
     llm = p.add_argument_group("llm agent (--agent llm)")
     llm.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
     llm.add_argument("--model", help="model name to request")
@@ -171,6 +220,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 4096])
     p.add_argument("--json", metavar="FILE")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser(
+        "compile", help="compile every kernel into Numba's disk cache (run once before workers)"
+    )
+    p.add_argument("--env", action="append", metavar="ID", help="env id (repeatable)")
+    p.set_defaults(func=cmd_compile)
 
     p = sub.add_parser("record", help="one episode as an animated GIF")
     p.add_argument("env_id")
