@@ -24,26 +24,73 @@ def flat_space(space: spaces.Dict) -> spaces.Box:
     return spaces.Box(flat.low.astype(np.float32), flat.high.astype(np.float32), dtype=np.float32)
 
 
-def flatten_batch(space: spaces.Dict, obs: dict[str, np.ndarray]) -> np.ndarray:
-    """``(N, D)`` float32: row ``i`` is ``spaces.flatten(space, obs_i)`` for a batch of ``N``."""
-    parts = []
+def flatten_batch(
+    space: spaces.Dict, obs: dict[str, np.ndarray], out: np.ndarray | None = None
+) -> np.ndarray:
+    """``(N, D)`` float32: row ``i`` is ``spaces.flatten(space, obs_i)`` for a batch of ``N``,
+    written into ``out`` when given (no allocation then)."""
+    n = np.asarray(next(iter(obs.values()))).shape[0]
+    if out is None:
+        out = np.empty((n, flat_space(space).shape[0]), dtype=np.float32)
+    rows = np.arange(n)
+    col = 0
     for key, sub in space.spaces.items():
         value = np.asarray(obs[key])
-        n = value.shape[0]
         if isinstance(sub, spaces.Discrete):
-            part = np.zeros((n, int(sub.n)), dtype=np.float32)
-            part[np.arange(n), value.reshape(n) - int(sub.start)] = 1.0
+            width = int(sub.n)
+            out[:, col : col + width] = 0.0
+            out[rows, col + value.reshape(n) - int(sub.start)] = 1.0
         elif isinstance(sub, spaces.MultiDiscrete):
-            flat = (value - sub.start).reshape(n, -1)
-            offsets = np.concatenate([[0], np.cumsum(sub.nvec.reshape(-1))[:-1]])
-            part = np.zeros((n, int(sub.nvec.sum())), dtype=np.float32)
-            part[np.arange(n)[:, None], flat + offsets] = 1.0
+            nvec = sub.nvec.reshape(-1)
+            width = int(nvec.sum())
+            offsets = col + np.concatenate([[0], np.cumsum(nvec)[:-1]])
+            out[:, col : col + width] = 0.0
+            out[rows[:, None], (value - sub.start).reshape(n, -1) + offsets] = 1.0
         elif isinstance(sub, spaces.Box | spaces.MultiBinary):
-            part = value.reshape(n, -1).astype(np.float32)
+            width = int(np.prod(sub.shape))
+            out[:, col : col + width] = value.reshape(n, width)
         else:
             raise TypeError(f"cannot flatten observation key {key!r} of space {sub}")
-        parts.append(part)
-    return np.concatenate(parts, axis=1)
+        col += width
+    return out
+
+
+def _value_bounds(sub: spaces.Space) -> tuple[np.ndarray, np.ndarray]:
+    if isinstance(sub, spaces.Discrete):
+        return np.array([sub.start]), np.array([sub.start + sub.n - 1])
+    if isinstance(sub, spaces.MultiDiscrete):
+        return (sub.start).reshape(-1), (sub.start + sub.nvec - 1).reshape(-1)
+    if isinstance(sub, spaces.MultiBinary):
+        size = int(np.prod(sub.shape))
+        return np.zeros(size), np.ones(size)
+    if isinstance(sub, spaces.Box):
+        return sub.low.reshape(-1), sub.high.reshape(-1)
+    raise TypeError(f"cannot flatten observation space {sub}")
+
+
+def value_space(space: spaces.Dict) -> spaces.Box:
+    """The flat float32 ``Box`` of :func:`flatten_values`: one column per value, no one-hot."""
+    bounds = [_value_bounds(sub) for sub in space.spaces.values()]
+    low = np.concatenate([b[0] for b in bounds]).astype(np.float32)
+    high = np.concatenate([b[1] for b in bounds]).astype(np.float32)
+    return spaces.Box(low, high, dtype=np.float32)
+
+
+def flatten_values(
+    space: spaces.Dict, obs: dict[str, np.ndarray], out: np.ndarray | None = None
+) -> np.ndarray:
+    """``(N, D)`` float32 of every observation value in key order, ``Discrete`` as its value
+    (not one-hot): one cast-and-copy per key, for engines where one-hot costs too much."""
+    n = np.asarray(next(iter(obs.values()))).shape[0]
+    if out is None:
+        out = np.empty((n, value_space(space).shape[0]), dtype=np.float32)
+    col = 0
+    for key in space.spaces:
+        value = np.asarray(obs[key]).reshape(n, -1)
+        width = value.shape[1]
+        out[:, col : col + width] = value
+        col += width
+    return out
 
 
 def _mask_space(n: int) -> spaces.Box:
