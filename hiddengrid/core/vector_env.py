@@ -203,10 +203,12 @@ class HiddenGridVectorEnv(VectorEnv):
     def _same_step_reset(
         self, actions: np.ndarray, terminated: np.ndarray, ended: np.ndarray, step_info: dict
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        final = self._observation()
+        # Gymnasium's layout: an object array holding one observation dict per ended sub-env.
+        # Built column-wise from one gathered copy per key (per-row indexing costs ~3x more).
+        keys = [key for key, _, _ in self._obs_layout]
+        columns = [list(arr[ended]) for _, arr, _ in self._obs_layout]
         final_obs = np.full(self.num_envs, None, dtype=object)
-        for i in ended.tolist():  # only the sub-envs that ended; Gymnasium's layout
-            final_obs[i] = {key: value[i] for key, value in final.items()}
+        final_obs[ended] = [dict(zip(keys, row, strict=True)) for row in zip(*columns, strict=True)]
         self.batch.reset_done(actions)
         # The info beside a new episode's first observation is a reset's: nothing has ended.
         self.batch.terminated[:] = False
