@@ -67,9 +67,10 @@ def test_gym_env_by_id_steps(env_id: str) -> None:
 def test_gym_wrapper_over_the_native_vector_env(mode: str) -> None:
     env_id = "hiddengrid/AnomalyMapping-v0"  # Box and Discrete keys only, ends often
     if mode == "SameStep":
-        # TorchRL's final-observation reader fails its own spec check on Dict observations,
-        # with Gymnasium's SyncVectorEnv as with ours; DISABLED is the mode it prefers.
-        pytest.xfail("TorchRL 0.14 reads SAME_STEP final observations of Dict spaces wrongly")
+        # TorchRL's final-observation reader fails its own spec check when a Dict observation
+        # holds a Discrete (Gymnasium's SyncVectorEnv over CartPole wrapped so fails alike);
+        # DISABLED is the mode TorchRL prefers.
+        pytest.xfail("TorchRL 0.14: SAME_STEP final observations of a Dict with a Discrete")
     venv = gym.make_vec(
         env_id, num_envs=4, vectorization_mode="vector_entry_point", autoreset_mode=mode
     )
