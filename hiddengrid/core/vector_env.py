@@ -26,7 +26,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from hiddengrid.core.actions import check_batch_actions
+from hiddengrid.core.actions import check_batch_actions, is_int_scalar
 from hiddengrid.core.batch import Batch
 from hiddengrid.core.definition import EnvDefinition
 from hiddengrid.core.options import parse_reset_options
@@ -80,8 +80,9 @@ class HiddenGridVectorEnv(VectorEnv):
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         **kwargs: Any,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+        if not is_int_scalar(num_envs) or num_envs < 1:  # type: ignore[operator]
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        num_envs = int(num_envs)  # type: ignore[call-overload]
         self.autoreset_mode = check_autoreset_mode(autoreset_mode)
         config = self.definition.configure(kwargs)
         check_render_mode(render_mode, VECTOR_RENDER_MODES)
@@ -122,7 +123,13 @@ class HiddenGridVectorEnv(VectorEnv):
         scenarios = parse_reset_options(self.definition, self.config, options, self.num_envs)
         if reset_mask is not None:
             return self._reset_some(reset_mask, seeds)
-        super().reset(seed=seed if isinstance(seed, int) else None)
+        if isinstance(seed, list | tuple):
+            # Gymnasium seeds np_random from one int; a seed list seeds it from all of them.
+            entropy = [int(s) & (2**64 - 1) for s in seed]
+            self._np_random = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
+            self._np_random_seed = -1
+        else:
+            super().reset(seed=None if seed is None else check_seed(seed))
         if seeds is None and not self._seeded:
             seeds = seed_array(int(self.np_random.integers(0, 2**63)), self.num_envs)
         if seeds is not None:
@@ -238,9 +245,11 @@ class HiddenGridVectorEnv(VectorEnv):
 
     def get_scenario(self, i: int) -> dict[str, Any]:
         """The hidden scenario sub-env ``i`` is playing, as a JSON-serialisable dict."""
-        if not 0 <= i < self.num_envs:
-            raise IndexError(f"sub-env index {i} out of range for {self.num_envs} envs")
-        return self.batch.scenario(i)
+        if not is_int_scalar(i) or not 0 <= i < self.num_envs:  # type: ignore[operator]
+            raise IndexError(f"sub-env index {i!r} out of range for {self.num_envs} envs")
+        if not self._seeded:
+            raise RuntimeError("no episode yet: call reset() first")
+        return self.batch.scenario(int(i))  # type: ignore[call-overload]
 
     def _seeds(self, seed: int | list[int] | None) -> np.ndarray | None:
         if seed is None:
