@@ -8,7 +8,7 @@ from gymnasium.vector import AutoresetMode
 from helpers import make_vec
 
 from hiddengrid import ENV_IDS
-from hiddengrid.integrations.observation import flatten_values, value_space
+from hiddengrid.core.flat import FlatEncoder
 
 pufferlib = pytest.importorskip("pufferlib")
 pufferlib_vector = pytest.importorskip("pufferlib.vector")
@@ -36,15 +36,16 @@ def test_puffer_env_matches_the_same_step_vector_env(env_id: str) -> None:
     space = ref.single_observation_space
     obs, _ = env.reset(seed=4)
     ref_obs, _ = ref.reset(seed=4)
-    width = value_space(space).shape[0]
-    np.testing.assert_array_equal(obs[:, :width], flatten_values(space, ref_obs))
+    encoder = FlatEncoder(space)
+    width = encoder.size
+    np.testing.assert_array_equal(obs[:, :width], encoder.encode(ref_obs, N))
     rng = np.random.default_rng(0)
     ended = 0
     for _ in range(90):
         actions = _legal(env, rng)
         obs, reward, term, trunc, _ = env.step(actions)
         ref_obs, ref_reward, ref_term, _, _ = ref.step(actions)
-        np.testing.assert_array_equal(obs[:, :width], flatten_values(space, ref_obs))
+        np.testing.assert_array_equal(obs[:, :width], encoder.encode(ref_obs, N))
         np.testing.assert_array_equal(reward, ref_reward.astype(np.float32))
         np.testing.assert_array_equal(term, ref_term)
         assert not trunc.any()

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from hiddengrid import ENV_IDS
-from hiddengrid.integrations.observation import FlatVectorObservation
+from hiddengrid.core.flat import FlatEncoder
+from hiddengrid.integrations.observation import MaskedFlatVectorEnv
 from hiddengrid.integrations.rllib import env_creator, is_masked
 
 IDS = list(ENV_IDS)
@@ -19,11 +20,22 @@ IDS = list(ENV_IDS)
 @pytest.mark.parametrize("env_id", IDS)
 def test_env_creator_builds_the_native_vector_env(env_id: str) -> None:
     venv = env_creator({"env_id": "hiddengrid:" + env_id, "num_envs": 3})
-    assert isinstance(venv, FlatVectorObservation)
+    assert isinstance(venv, MaskedFlatVectorEnv)
     obs, _ = venv.reset(seed=0)
     assert venv.observation_space.contains(obs)
+    raw = venv.unwrapped
+    flat = obs["observations"] if is_masked(env_id) else obs
+    encoder = FlatEncoder(raw.single_observation_space)
+    np.testing.assert_array_equal(flat, encoder.encode(raw._observation(), 3))
     if is_masked(env_id):
-        np.testing.assert_array_equal(obs["action_mask"], venv.unwrapped.action_masks())
+        np.testing.assert_array_equal(obs["action_mask"], raw.action_masks())
+    # Each step's observation is the caller's own: a later step does not overwrite it.
+    kept = flat.copy()
+    actions = np.zeros((3, *raw.single_action_space.shape), dtype=np.int64)
+    if is_masked(env_id):
+        actions = np.array([np.flatnonzero(m)[0] for m in raw.action_masks()])
+    venv.step(actions)
+    np.testing.assert_array_equal(flat, kept)
     single = env_creator({"env_id": env_id})
     first, _ = single.reset(seed=0)
     assert single.observation_space.contains(first)

@@ -3,9 +3,8 @@
 PufferLib's native envs own flat buffers (``observations``, ``rewards``, ``terminals``,
 ``truncations``) and reset finished agents inside ``step``. This adapter steps the env's batch
 kernels directly, resets the sub-envs that ended with the same-step reset kernel, and writes
-the observation straight into PufferLib's buffer as one float32 row of values per sub-env
-(``Discrete`` values as numbers, not one-hot: one-hot costs more than a step of the cheaper
-envs; a policy can embed them). For a masked env (Megacity) the
+the observation straight into PufferLib's buffer as the flat float32 rows of
+:mod:`hiddengrid.core.flat` (one compiled call per step). For a masked env (Megacity) the
 mask is appended to each observation row (``mask_in_observation``), since PufferLib's
 observation must be one ``Box``: a policy must apply it itself, and a masked action given
 anyway raises ``ValueError`` as it does everywhere.
@@ -21,8 +20,9 @@ import pufferlib.spaces
 from gymnasium import spaces
 
 from hiddengrid.core.actions import check_batch_actions
+from hiddengrid.core.flat import FlatEncoder, flat_space
 from hiddengrid.integrations.ids import make_vec_env
-from hiddengrid.integrations.observation import flatten_values, has_masks, value_space
+from hiddengrid.integrations.observation import has_masks
 
 
 class HiddenGridPufferEnv(pufferlib.PufferEnv):
@@ -40,7 +40,7 @@ class HiddenGridPufferEnv(pufferlib.PufferEnv):
         self.engine = self.venv.unwrapped
         self.batch = self.engine.batch
         self.dict_space = self.engine.single_observation_space
-        flat = value_space(self.dict_space)
+        flat = flat_space(self.dict_space)
         self.masked = has_masks(self.venv)
         self.mask_width = int(self.engine.single_action_space.n) if self.masked else 0
         low = np.concatenate([flat.low, np.zeros(self.mask_width, dtype=np.float32)])
@@ -51,9 +51,14 @@ class HiddenGridPufferEnv(pufferlib.PufferEnv):
         self.seed = seed
         super().__init__(buf)
         self.flat_width = flat.shape[0]
-        self._views = {
-            key: self.batch.fields[name] for key, name in self.engine.definition.observation.items()
-        }
+        # The engine's state arrays are updated in place: the encoder's arguments are built once.
+        self.encoder = FlatEncoder(self.dict_space)
+        names = self.engine.definition.observation
+        arrays = [self.batch.fields[names[s.key]] for s in self.encoder.layout]
+        self._parts = self.encoder.parts(arrays, num_envs)
+        self._flat = (
+            np.zeros((num_envs, self.flat_width), dtype=np.float32) if self.masked else None
+        )
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, list[dict]]:
         self.venv.reset(seed=self.seed if seed is None else seed)
@@ -91,9 +96,13 @@ class HiddenGridPufferEnv(pufferlib.PufferEnv):
         self.venv.close()
 
     def _write_observations(self) -> None:
-        flatten_values(self.dict_space, self._views, out=self.observations[:, : self.flat_width])
-        if self.masked:
-            self.observations[:, self.flat_width :] = self.engine.action_masks()
+        if not self.masked:
+            self.encoder.write_parts(self._parts, self.observations)
+            return
+        # The compiled writer takes contiguous rows: encode, then copy beside the mask.
+        self.encoder.write_parts(self._parts, self._flat)
+        self.observations[:, : self.flat_width] = self._flat
+        self.observations[:, self.flat_width :] = self.engine.action_masks()
 
 
 __all__ = ["HiddenGridPufferEnv", "pufferlib"]

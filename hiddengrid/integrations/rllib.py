@@ -15,7 +15,11 @@ from typing import Any
 import gymnasium as gym
 
 from hiddengrid.integrations.ids import make_env, make_vec_env, module_id
-from hiddengrid.integrations.observation import FlatObservation, FlatVectorObservation, has_masks
+from hiddengrid.integrations.observation import (
+    MaskedFlatObservation,
+    MaskedFlatVectorEnv,
+    has_masks,
+)
 
 RLLIB_ENV = "hiddengrid-native"
 
@@ -27,8 +31,8 @@ def env_creator(config: Mapping[str, Any]) -> gym.Env | gym.vector.VectorEnv:
     env_id = options.pop("env_id")
     num_envs = options.pop("num_envs", None)
     if num_envs is None:
-        return FlatObservation(make_env(env_id, **options))
-    return FlatVectorObservation(make_vec_env(env_id, int(num_envs), **options))
+        return MaskedFlatObservation(make_env(env_id, **options))
+    return MaskedFlatVectorEnv(make_vec_env(env_id, int(num_envs), **options))
 
 
 def is_masked(env_id: str) -> bool:
