@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
@@ -27,25 +29,39 @@ def _legal(env: HiddenGridPufferEnv, rng: np.random.Generator) -> np.ndarray:
     return rng.integers(0, int(space.n), size=N)
 
 
+def _values(space: Any, obs: dict[str, np.ndarray]) -> np.ndarray:
+    return np.concatenate([np.asarray(obs[k]).reshape(N, -1) for k in space], axis=1)
+
+
+@pytest.mark.parametrize("encoding", ["values", "flat"])
 @pytest.mark.parametrize("env_id", IDS)
-def test_puffer_env_matches_the_same_step_vector_env(env_id: str) -> None:
+def test_puffer_env_matches_the_same_step_vector_env(env_id: str, encoding: str) -> None:
     env = pufferlib_vector.make(
-        HiddenGridPufferEnv, env_args=[env_id, N], env_kwargs={"seed": 4}, num_envs=1
+        HiddenGridPufferEnv,
+        env_args=[env_id, N],
+        env_kwargs={"seed": 4, "encoding": encoding},
+        num_envs=1,
     )
     ref = make_vec(env_id, N, autoreset_mode=AutoresetMode.SAME_STEP)
     space = ref.single_observation_space
     obs, _ = env.reset(seed=4)
     ref_obs, _ = ref.reset(seed=4)
     encoder = FlatEncoder(space)
-    width = encoder.size
-    np.testing.assert_array_equal(obs[:, :width], encoder.encode(ref_obs, N))
+
+    def encode(raw: dict[str, np.ndarray]) -> np.ndarray:
+        if encoding == "flat":
+            return encoder.encode(raw, N)
+        return _values(space, raw).astype(np.float32)
+
+    width = encode(ref_obs).shape[1]
+    np.testing.assert_array_equal(obs[:, :width], encode(ref_obs))
     rng = np.random.default_rng(0)
     ended = 0
     for _ in range(90):
         actions = _legal(env, rng)
         obs, reward, term, trunc, _ = env.step(actions)
         ref_obs, ref_reward, ref_term, _, _ = ref.step(actions)
-        np.testing.assert_array_equal(obs[:, :width], encoder.encode(ref_obs, N))
+        np.testing.assert_array_equal(obs[:, :width], encode(ref_obs))
         np.testing.assert_array_equal(reward, ref_reward.astype(np.float32))
         np.testing.assert_array_equal(term, ref_term)
         assert not trunc.any()
@@ -54,6 +70,11 @@ def test_puffer_env_matches_the_same_step_vector_env(env_id: str) -> None:
         ended += int(term.sum())
     assert ended >= N
     assert env.single_observation_space.contains(obs[0])
+
+
+def test_unknown_encoding_is_refused() -> None:
+    with pytest.raises(ValueError, match="encoding must be one of"):
+        HiddenGridPufferEnv(IDS[0], N, encoding="onehot")
 
 
 def test_bad_action_is_refused_and_changes_nothing() -> None:

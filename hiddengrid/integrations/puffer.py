@@ -3,11 +3,18 @@
 PufferLib's native envs own flat buffers (``observations``, ``rewards``, ``terminals``,
 ``truncations``) and reset finished agents inside ``step``. This adapter steps the env's batch
 kernels directly, resets the sub-envs that ended with the same-step reset kernel, and writes
-the observation straight into PufferLib's buffer as the flat float32 rows of
-:mod:`hiddengrid.core.flat` (one compiled call per step). For a masked env (Megacity) the
-mask is appended to each observation row (``mask_in_observation``), since PufferLib's
-observation must be one ``Box``: a policy must apply it itself, and a masked action given
-anyway raises ``ValueError`` as it does everywhere.
+the observation straight into PufferLib's buffer, in one of two encodings:
+
+* ``"values"`` (default): every observation value as one float32 column, keys in the space's
+  order, as PufferLib's own envs hand raw values to a policy that embeds them. One cast-and-copy
+  per key: the adapter then runs at about the raw vector env's speed.
+* ``"flat"``: the rows of :mod:`hiddengrid.core.flat` (one-hot small ranges, scaled wide ones),
+  the layout hiddengrid's trainers and the RLlib recipe use. One-hot rows move several times
+  the bytes of the raw observation, so this is slower at large N.
+
+For a masked env (Megacity) the mask is appended to each row, since PufferLib's observation
+must be one ``Box``: a policy must apply it itself, and a masked action given anyway raises
+``ValueError`` as it does everywhere.
 """
 
 from __future__ import annotations
@@ -24,6 +31,28 @@ from hiddengrid.core.flat import FlatEncoder, flat_space
 from hiddengrid.integrations.ids import make_vec_env
 from hiddengrid.integrations.observation import has_masks
 
+ENCODINGS = ("values", "flat")
+
+
+def value_space(space: spaces.Dict) -> spaces.Box:
+    """The float32 ``Box`` of the ``"values"`` encoding: one column per observation value."""
+    lows, highs = [], []
+    for sub in space.spaces.values():
+        if isinstance(sub, spaces.Discrete):
+            low, high = np.array([sub.start]), np.array([sub.start + sub.n - 1])
+        elif isinstance(sub, spaces.MultiDiscrete):
+            low, high = sub.start.reshape(-1), (sub.start + sub.nvec - 1).reshape(-1)
+        elif isinstance(sub, spaces.MultiBinary):
+            low, high = np.zeros(int(np.prod(sub.shape))), np.ones(int(np.prod(sub.shape)))
+        elif isinstance(sub, spaces.Box):
+            low, high = sub.low.reshape(-1), sub.high.reshape(-1)
+        else:
+            raise TypeError(f"cannot encode observation space {sub}")
+        lows.append(low)
+        highs.append(high)
+    low = np.concatenate(lows).astype(np.float32)
+    return spaces.Box(low, np.concatenate(highs).astype(np.float32), dtype=np.float32)
+
 
 class HiddenGridPufferEnv(pufferlib.PufferEnv):
     """``num_envs`` sub-envs of ``env_id`` as one PufferLib native env (one agent each)."""
@@ -34,13 +63,17 @@ class HiddenGridPufferEnv(pufferlib.PufferEnv):
         num_envs: int,
         buf: dict[str, np.ndarray] | None = None,
         seed: int = 0,
+        encoding: str = "values",
         **env_kwargs: Any,
     ) -> None:
+        if encoding not in ENCODINGS:
+            raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
+        self.encoding = encoding
         self.venv = make_vec_env(env_id, num_envs, **env_kwargs)
         self.engine = self.venv.unwrapped
         self.batch = self.engine.batch
         self.dict_space = self.engine.single_observation_space
-        flat = flat_space(self.dict_space)
+        flat = flat_space(self.dict_space) if encoding == "flat" else value_space(self.dict_space)
         self.masked = has_masks(self.venv)
         self.mask_width = int(self.engine.single_action_space.n) if self.masked else 0
         low = np.concatenate([flat.low, np.zeros(self.mask_width, dtype=np.float32)])
@@ -56,6 +89,9 @@ class HiddenGridPufferEnv(pufferlib.PufferEnv):
         names = self.engine.definition.observation
         arrays = [self.batch.fields[names[s.key]] for s in self.encoder.layout]
         self._parts = self.encoder.parts(arrays, num_envs)
+        self._values = [
+            self.batch.fields[names[key]].reshape(num_envs, -1) for key in self.dict_space
+        ]
         self._flat = (
             np.zeros((num_envs, self.flat_width), dtype=np.float32) if self.masked else None
         )
@@ -96,6 +132,15 @@ class HiddenGridPufferEnv(pufferlib.PufferEnv):
         self.venv.close()
 
     def _write_observations(self) -> None:
+        if self.encoding == "values":
+            col = 0
+            for value in self._values:
+                width = value.shape[1]
+                self.observations[:, col : col + width] = value
+                col += width
+            if self.masked:
+                self.observations[:, col:] = self.engine.action_masks()
+            return
         if not self.masked:
             self.encoder.write_parts(self._parts, self.observations)
             return
