@@ -1,4 +1,4 @@
-"""A seed means the same episode on every platform and in every release (SPEC section 1).
+"""A seed means the same episode on every platform and in every release (docs/conventions.md).
 
 The scenarios drawn for seeds 0..4 are pinned by hash: the random streams are integer-only
 SplitMix64, so any machine must reproduce them. A deliberate change of a generator must update

@@ -13,8 +13,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
-from numba import njit
+from numba import njit, prange
 
+from hiddengrid.core.kernel import run_on
 from hiddengrid.core.rng import below_from, seed_streams
 
 REJECTION_TRIES = 32
@@ -36,7 +37,7 @@ def agent_streams(seed: int, n: int) -> np.ndarray:
 @njit(cache=True)
 def uniform_choice(sizes: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
     """``out[i, j]`` uniform in ``[0, sizes[j])``, drawn from row ``i``'s own stream."""
-    for i in range(out.shape[0]):
+    for i in prange(out.shape[0]):
         state = rng[i]
         for j in range(sizes.shape[0]):
             state, a = below_from(state, sizes[j])
@@ -52,7 +53,7 @@ def masked_choice(masks: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
     scan for rows where few are: both are uniform over the legal actions.
     """
     n = masks.shape[1]
-    for i in range(masks.shape[0]):
+    for i in prange(masks.shape[0]):
         state = rng[i]
         chosen = -1
         for _ in range(REJECTION_TRIES):
@@ -88,6 +89,9 @@ class BatchAgent:
 
     def __init__(self, env: Any, seed: int = 0) -> None:
         self.num_envs = int(env.num_envs)
+        # Agents whose loops run in Numba use the vector env's threads (results do not
+        # depend on the count; see hiddengrid.core.kernel).
+        self.num_threads = int(getattr(env, "num_threads", 1))
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -116,14 +120,14 @@ class RandomAgent(BatchAgent):
             raise TypeError(f"RandomAgent does not support {self.space}")
         self.streams = agent_streams(seed, self.num_envs)
         self.actions = np.zeros((self.num_envs, self.sizes.size), dtype=np.int64)
+        self.chosen = np.zeros(self.num_envs, dtype=np.int64)  # masked: one index per row
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
         if self.masked:
             masks = np.asarray(self.env.action_masks()).reshape(self.num_envs, -1)
-            chosen = self.actions[:, 0].copy()
-            masked_choice(masks, self.streams, chosen)
-            return chosen
-        uniform_choice(self.sizes, self.streams, self.actions)
+            run_on(self.num_threads, masked_choice, masks, self.streams, self.chosen)
+            return self.chosen.copy()
+        run_on(self.num_threads, uniform_choice, self.sizes, self.streams, self.actions)
         if isinstance(self.space, spaces.Discrete):
             return self.actions[:, 0] + int(self.space.start)
         return (self.actions + np.asarray(self.space.start).reshape(-1)).reshape(
