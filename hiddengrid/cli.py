@@ -72,6 +72,10 @@ def seed_int(text: str) -> int:
     return _integer(text, 0, "a seed is an integer >= 0")
 
 
+def nonnegative_int(text: str) -> int:
+    return _integer(text, 0, "give an integer >= 0")
+
+
 def nonnegative_float(text: str) -> float:
     try:
         value = float(text)
@@ -478,7 +482,7 @@ def add_bench(sub: Any) -> None:
     )
     p.add_argument(
         "--threads-n",
-        type=seed_int,
+        type=nonnegative_int,
         default=4096,
         metavar="N",
         help="sub-envs for the one-thread against all-cores comparison (0 skips it; default 4096)",

@@ -88,12 +88,14 @@ def test_bench_reports_every_configuration(capsys, tmp_path):
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [(["--threads-n", "-1"], "--threads-n must be"), (["--scaling", "0"], "must be positive")],
+    [(["--threads-n", "-1"], "--threads-n"), (["--scaling", "0"], "--scaling")],
 )
-def test_bench_refuses_bad_sizes_in_one_line(args, message):
-    with pytest.raises(SystemExit, match=message) as err:
+def test_bench_refuses_bad_sizes_in_one_line(args, message, capsys):
+    with pytest.raises(SystemExit) as err:
         main(["bench", "--env", ID, *args])
-    assert "\n" not in str(err.value)
+    assert err.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0] and "out of range" in lines[0]
 
 
 def test_record_writes_an_animated_gif(tmp_path, capsys):

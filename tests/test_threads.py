@@ -149,3 +149,28 @@ def test_agents_act_the_same_on_any_thread_count(env_id: str, agent_name: str) -
     serial = agent_actions(env_id, agent_name, 1)
     for threads in THREAD_COUNTS:
         assert agent_actions(env_id, agent_name, threads) == serial
+
+
+def test_cached_one_thread_agents_run_in_a_fresh_process():
+    """Agents with per-thread scratch, loaded from Numba's cache into a process that never
+    started the threading layer, used to read their thread id from an unloaded library and
+    crash. Two fresh processes: the first may compile, the second loads from the cache."""
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np, gymnasium as gym, hiddengrid\n"
+        "from hiddengrid.registry import definition_of\n"
+        "for env_id in hiddengrid.ENV_IDS:\n"
+        "    env = gym.make_vec(env_id, num_envs=8, vectorization_mode='vector_entry_point',\n"
+        "                       num_threads=1)\n"
+        "    obs, _ = env.reset(seed=0)\n"
+        "    for name, cls in definition_of(env_id).agents.items():\n"
+        "        cls(env.unwrapped, seed=0).act(obs, np.ones(8, dtype=bool))\n"
+        "print('ok')\n"
+    )
+    for _ in range(2):
+        proc = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, timeout=900
+        )
+        assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]

@@ -157,5 +157,11 @@ def direct_entry(dispatcher: Any, *args: Any) -> Any:
 def thread_scratch(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     """Scratch memory for a ``prange`` loop: one block of ``shape`` per pool thread, taken as
     ``scratch[numba.get_thread_id()]`` inside the loop body. Each sub-env must overwrite what it
-    reads of its block, so the result does not depend on which thread ran it."""
+    reads of its block, so the result does not depend on which thread ran it.
+
+    It also starts Numba's threading layer: a kernel loaded from the on-disk cache reads
+    ``get_thread_id()`` from that layer's library, and before the layer is loaded that read
+    goes to an unmapped address (measured: a segmentation fault in a fresh process whose
+    one-thread agent came from the cache)."""
+    numba.get_num_threads()
     return np.zeros((numba.config.NUMBA_NUM_THREADS, *shape), dtype=dtype)
