@@ -13,10 +13,10 @@ from hiddengrid import ENV_IDS
 torchrl_envs = pytest.importorskip("torchrl.envs")
 
 IDS = list(ENV_IDS)
-# TorchRL 0.14 cannot convert a 2-D MultiBinary space (SquadRecon's "visible" (15, 15)) to its
-# spec: Binary(n=(15, 15)) raises inside torchrl. Strict, so the day it works this fails.
+# TorchRL 0.14 cannot convert a 2-D MultiBinary space (SquadRecon's "visible" (15, 15)) to one
+# of its specs: Binary(n=(15, 15)) raises inside torchrl. Strict, so the day it works this fails.
 TWO_D_BINARY = pytest.mark.xfail(
-    strict=True, raises=TypeError, reason="TorchRL 0.14 cannot spec a 2-D MultiBinary"
+    strict=True, raises=TypeError, reason="TorchRL 0.14 cannot convert a 2-D MultiBinary"
 )
 
 
