@@ -227,6 +227,21 @@ def add_eval(sub: Any) -> None:
     seed_option(p, 0, "episode k plays seed SEED+k (default 0)")
     env_args_option(p)
     json_option(p)
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="shard episodes over Ray tasks (a local Ray without ADDRESS); same results",
+    )
+    p.add_argument(
+        "--shard-size",
+        type=positive_int,
+        default=1000,
+        metavar="N",
+        help="episodes per Ray task with --ray (default 1000)",
+    )
     llm = p.add_argument_group("llm agent (--agent llm)")
     llm.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
     llm.add_argument("--model", help="model name to request")
@@ -320,6 +335,20 @@ def cmd_eval(args: argparse.Namespace) -> int:
             bar.set_description(f"{env_id.split('/')[-1]} {name}")
             if name == "llm":
                 results.append(llm_results[env_id])
+            elif args.ray is not None:
+                from hiddengrid.ray_eval import ray_executor, run_sharded
+
+                result = run_sharded(
+                    env_id,
+                    name,
+                    episodes_of(name),
+                    seed=args.seed,
+                    shard_size=args.shard_size,
+                    executor=ray_executor(args.ray or None),
+                    env_kwargs=kwargs[env_id],
+                )
+                bar.update(result.episodes)
+                results.append(result)
             else:
                 result = run_episodes(
                     env_id,
@@ -647,6 +676,34 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- compile ----------------------------------------------------------------------------------
+
+
+def add_compile(sub: Any) -> None:
+    p = sub.add_parser(
+        "compile",
+        help="compile every kernel into Numba's disk cache (run once before starting workers)",
+        description="Runs every compiled path of each env once (single env, vector env in each "
+        "autoreset mode, every agent), so fresh worker processes load machine code from the "
+        "cache instead of compiling it.",
+        epilog_fn=ids_and_agents,
+    )
+    env_option(p)
+    p.set_defaults(func=cmd_compile)
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    import time
+
+    from hiddengrid.warmup import warm_env
+
+    for env_id in _unique(args.env) or list(ENV_IDS):
+        start = time.perf_counter()
+        warm_env(env_id)
+        print(f"{env_id}: ready ({time.perf_counter() - start:.1f} s)", flush=True)
+    return 0
+
+
 # --- the command ------------------------------------------------------------------------------
 
 SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (
@@ -655,6 +712,7 @@ SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (
     add_record,
     add_play,
     add_report,
+    add_compile,
 )
 
 

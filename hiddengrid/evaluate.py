@@ -33,6 +33,7 @@ class EvalResult:
     mean_length: float
     outcomes: dict[str, int] = field(default_factory=dict)
     returns: list[float] = field(default_factory=list, repr=False)
+    lengths: list[int] = field(default_factory=list, repr=False)
 
     @property
     def success_rate(self) -> float:
@@ -175,4 +176,5 @@ def run_episodes(
         mean_length=float(np.mean(lengths)) if lengths else 0.0,
         outcomes=dict(sorted(outcomes.items())),
         returns=returns,
+        lengths=lengths,
     )

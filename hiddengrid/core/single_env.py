@@ -113,16 +113,19 @@ class HiddenGridEnv(gym.Env):
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        # The fast path is rebuilt on first use, not here: unpickling can reach the env through
+        # a reference cycle (a space holding one of the env's methods) before the objects its
+        # state points to are themselves restored.
         self.__dict__.update(state)
-        try:
+
+    def __getattr__(self, name: str) -> Any:
+        # Reached only when normal lookup fails: once per fast-path attribute after a copy.
+        fast = name in type(self)._FAST_PATH and "_obs_rows" not in self.__dict__
+        if fast and "batch" in self.__dict__:
             self._build_fast_path()
-        except AttributeError:
-            # Unpickled inside a reference cycle (Megacity's action space samples through a
-            # bound method of this env), the action space may not be restored yet. Steps take
-            # the checked path until the next reset builds the fast one.
-            self._discrete_n = 0
-            self._row_shape = None
-            self._action = None
+            if name in self.__dict__:
+                return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # --- Gymnasium API -------------------------------------------------------------------
     def reset(

@@ -203,6 +203,7 @@ class TableLearnerAgent(BatchAgent):
 
     name = "heuristic"
     description = "table learner: remembers every hint, learns from partial credit, guesses rest"
+    learns_across_episodes = True
 
     def __init__(self, env: Any, seed: int = 0, use_rewards: bool = True) -> None:
         super().__init__(env, seed)
