@@ -1,12 +1,13 @@
-"""The ``hiddengrid`` command: eval | bench | record | play."""
+"""The ``hiddengrid`` command: eval | bench | record | play | train."""
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from hiddengrid.registry import ENV_IDS, definition_of
 
@@ -36,12 +37,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
         agents = definition_of(env_id).agents
         names = args.agent or list(agents)
         for name in names:
-            if name not in agents and name != "llm":
+            if name not in agents and name not in ("llm", "ppo"):
                 raise SystemExit(
-                    f"{env_id} has no agent {name!r}; it has {', '.join(agents)} and llm"
+                    f"{env_id} has no agent {name!r}; it has {', '.join(agents)}, llm and ppo"
                 )
             jobs.append((env_id, name))
     llm_agent = _llm_agent(args) if any(name == "llm" for _, name in jobs) else None
+    ppo_agent = _ppo_agent(args, jobs) if any(name == "ppo" for _, name in jobs) else None
 
     def episodes_of(name: str) -> int:
         if args.episodes is not None:
@@ -66,7 +68,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 )
             else:
                 result = run_episodes(
-                    env_id, name, episodes_of(name), seed=args.seed, progress=bar.update
+                    env_id,
+                    name,
+                    episodes_of(name),
+                    seed=args.seed,
+                    progress=bar.update,
+                    agent_factory=ppo_agent if name == "ppo" else None,
                 )
             results.append(result)
     head = (
@@ -89,6 +96,30 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ppo_agent(args: argparse.Namespace, jobs: list[tuple[str, str]]) -> Callable[..., Any]:
+    """A factory for the checkpoint's agent; checks the file and its env before any episode."""
+    if not args.checkpoint:
+        raise SystemExit("--agent ppo needs --checkpoint FILE (written by hiddengrid train)")
+    try:
+        from hiddengrid.train.agent import PPOAgent
+        from hiddengrid.train.checkpoint import load_checkpoint
+    except ImportError as exc:
+        raise SystemExit(
+            f"--agent ppo needs the train extra (pip install 'hiddengrid[train]'): {exc}"
+        ) from None
+    try:
+        _, config, _ = load_checkpoint(args.checkpoint)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
+    for env_id, name in jobs:
+        if name == "ppo" and env_id != config.env_id:
+            raise SystemExit(
+                f"checkpoint {args.checkpoint!r} was trained on {config.env_id}, not {env_id}; "
+                f"pass --env {config.env_id}"
+            )
+    return functools.partial(PPOAgent, checkpoint=args.checkpoint)
+
+
 def _llm_agent(args: argparse.Namespace) -> LLMAgent:
     from hiddengrid.llm.client import ChatClient, LLMAgent
 
@@ -105,6 +136,12 @@ def _llm_agent(args: argparse.Namespace) -> LLMAgent:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.train:
+        from hiddengrid.train.bench import run_train_bench
+
+        env_id = (args.env or ["hiddengrid/AnomalyMapping-v0"])[0]
+        _check_env_ids([env_id])
+        return run_train_bench(env_id, seconds=args.seconds)
     from hiddengrid.bench import format_table, run_bench
 
     env_ids = _check_env_ids(args.env)
@@ -113,6 +150,47 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.json:
         with open(args.json, "w") as fh:
             json.dump([r.as_dict() for r in rows], fh, indent=2)
+    return 0
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    _check_env_ids([args.env])
+    try:
+        from hiddengrid.train import PPOConfig, PPOTrainer
+    except ImportError as exc:
+        raise SystemExit(
+            f"train needs the train extra (pip install 'hiddengrid[train]'): {exc}"
+        ) from None
+    settings = {
+        "env_id": args.env,
+        "total_steps": args.steps,
+        "seed": args.seed,
+        "policy": args.policy,
+        "memory_across_episodes": args.memory_across_episodes,
+        "device": args.device,
+    }
+    for name in ("num_envs", "rollout", "hidden", "learning_rate", "entropy_coef", "threads"):
+        value = getattr(args, name)
+        if value is not None:
+            settings[name] = value
+    try:
+        config = PPOConfig.from_dict(settings)
+        trainer = PPOTrainer(config, args.out)
+        result = trainer.run(progress=not args.quiet, tensorboard=args.tensorboard)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
+    seconds = result.seconds
+    total = sum(seconds.values()) or 1.0
+    split = ", ".join(f"{k} {v / total:.0%}" for k, v in seconds.items())
+    print(
+        f"{args.env} {config.policy}: {result.steps:,} steps at {result.steps_per_second:,.0f} "
+        f"steps/s ({split}); success over the last 10 % of training: "
+        f"{result.success_rate:.1%}"
+    )
+    print(f"wrote {result.csv}, {result.checkpoint}" + (f", {result.plot}" if result.plot else ""))
+    print(
+        f"score it: hiddengrid eval --env {args.env} --agent ppo --checkpoint {result.checkpoint}"
+    )
     return 0
 
 
@@ -155,6 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=0, help="episode k plays seed+k")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.add_argument("--checkpoint", metavar="FILE", help="for --agent ppo: a hiddengrid train file")
     llm = p.add_argument_group("llm agent (--agent llm)")
     llm.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
     llm.add_argument("--model", help="model name to request")
@@ -170,7 +249,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=float, default=1.0, help="time budget per configuration")
     p.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 4096])
     p.add_argument("--json", metavar="FILE")
+    p.add_argument(
+        "--train",
+        action="store_true",
+        help="PPO training steps/s: ours against Stable-Baselines3 on the first --env",
+    )
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("train", help="train PPO on the native vector env (the train extra)")
+    p.add_argument("--env", required=True, metavar="ID")
+    p.add_argument("--steps", type=int, default=3_000_000, help="env steps (default 3M)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--policy", default="mlp", choices=("mlp", "gru", "lstm"))
+    p.add_argument(
+        "--memory-across-episodes",
+        action="store_true",
+        help="recurrent memory kept across episodes, previous action/reward/end fed back",
+    )
+    p.add_argument("--out", metavar="DIR", help="default runs/<Env>-<policy>-s<seed>")
+    p.add_argument("--device", default="auto", help="auto (CUDA when present), cpu, cuda[:N]")
+    p.add_argument("--num-envs", type=int, help="sub-envs (default 256)")
+    p.add_argument("--rollout", type=int, help="steps per sub-env per update (default 64)")
+    p.add_argument("--hidden", type=int, help="layer width (default 128)")
+    p.add_argument("--learning-rate", type=float, help="Adam step size (default 3e-4)")
+    p.add_argument("--entropy-coef", type=float, help="entropy bonus (default 0.01)")
+    p.add_argument("--threads", type=int, help="torch CPU threads (default 1)")
+    p.add_argument("--tensorboard", action="store_true", help="also log to DIR/tensorboard")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("record", help="one episode as an animated GIF")
     p.add_argument("env_id")
