@@ -39,7 +39,7 @@ def _layer(inputs: int, outputs: int, gain: float) -> nn.Linear:
 
 
 class ActorCritic(nn.Module):
-    """Encoder (two tanh layers), optional GRU/LSTM core, policy and value heads."""
+    """Encoder (two ReLU layers), optional GRU/LSTM core, policy and value heads."""
 
     def __init__(self, input_size: int, nvec: list[int], hidden: int, core: str) -> None:
         super().__init__()
@@ -49,9 +49,9 @@ class ActorCritic(nn.Module):
         root2 = float(np.sqrt(2))
         self.encoder = nn.Sequential(
             _layer(input_size, hidden, root2),
-            nn.Tanh(),
+            nn.ReLU(),
             _layer(hidden, hidden, root2),
-            nn.Tanh(),
+            nn.ReLU(),
         )
         self.core: nn.Module | None
         if core == "gru":

@@ -70,7 +70,9 @@ class TrainResult:
     steps: int
     success_rate: float  # over the training episodes of the last 10 % of the run
     steps_per_second: float
-    seconds: dict[str, float] = field(default_factory=dict)  # env / forward / learn / other
+    # env: stepping and flattening; forward: every forward pass (acting, and the learning
+    # passes' loss); backward: backward passes, gradient clipping and Adam; other: the rest
+    seconds: dict[str, float] = field(default_factory=dict)
 
 
 class PolicyInput:
@@ -140,6 +142,7 @@ class PPOTrainer:
         memory = "-rl2" if cfg.memory_across_episodes else ""
         default = Path("runs") / f"{name}-{cfg.policy}{memory}-s{cfg.seed}"
         self.out_dir = Path(out_dir) if out_dir is not None else default
+        self.backward_seconds = 0.0  # of the learn time: backward pass, clipping and Adam
         self._allocate()
 
     def _allocate(self) -> None:
@@ -304,8 +307,12 @@ class PPOTrainer:
             if total_eps
             else 0.0
         )
-        seconds = dict(timers)
-        seconds["other"] = elapsed - sum(timers.values())
+        seconds = {
+            "env": timers["env"],
+            "forward": timers["forward"] + timers["learn"] - self.backward_seconds,
+            "backward": self.backward_seconds,
+            "other": elapsed - sum(timers.values()),
+        }
         return TrainResult(
             out_dir=self.out_dir,
             checkpoint=ckpt_path,
@@ -386,10 +393,12 @@ class PPOTrainer:
                 if not bool(self.valid[index].any()):
                     continue
                 loss, stats = self._loss(logits, values, index, advantages, returns)
+                tock = time.perf_counter()
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
                 self.optimizer.step()
+                self.backward_seconds += time.perf_counter() - tock
                 for key, value in stats.items():
                     totals[key] = totals.get(key, 0.0) + value
                 count += 1
