@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -59,7 +60,9 @@ def plot_curves(
                 ax.plot(x, y, color=colour, alpha=0.3, linewidth=0.8)
         if curves:
             length = min(len(c[0]) for c in curves)
-            mean = np.nanmean([c[1][:length] for c in curves], axis=0)
+            with warnings.catch_warnings():  # a stretch without ended episodes is nan: a gap
+                warnings.simplefilter("ignore", RuntimeWarning)
+                mean = np.nanmean([c[1][:length] for c in curves], axis=0)
             ax.plot(curves[0][0][:length], mean, color=colour, linewidth=1.8, label=label)
     for j, (name, value) in enumerate((references or {}).items()):
         ax.axhline(value, color="grey", linestyle=(0, (4, 2 + 2 * j)), linewidth=1)
