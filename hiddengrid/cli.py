@@ -258,7 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("train", help="train PPO on the native vector env (the train extra)")
     p.add_argument("--env", required=True, metavar="ID")
-    p.add_argument("--steps", type=int, default=3_000_000, help="env steps (default 3M)")
+    p.add_argument("--steps", type=int, default=1_500_000, help="env steps (default 1.5M)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--policy", default="mlp", choices=("mlp", "gru", "lstm"))
     p.add_argument(

@@ -21,7 +21,7 @@ class PPOConfig:
     """
 
     env_id: str = "hiddengrid/AnomalyMapping-v0"
-    total_steps: int = 5_000_000
+    total_steps: int = 1_500_000
     seed: int = 0
     policy: str = "mlp"
     hidden: int = 128
