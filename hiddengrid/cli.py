@@ -1,4 +1,4 @@
-"""The ``hiddengrid`` command: eval | bench | record | play | train."""
+"""The ``hiddengrid`` command: eval | bench | record | play | report | train."""
 
 from __future__ import annotations
 
@@ -7,12 +7,10 @@ import functools
 import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 from hiddengrid.registry import ENV_IDS, definition_of
-
-if TYPE_CHECKING:
-    from hiddengrid.llm.client import LLMAgent
 
 DEFAULT_EPISODES = 10_000
 DEFAULT_LLM_EPISODES = 20
@@ -42,7 +40,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                     f"{env_id} has no agent {name!r}; it has {', '.join(agents)}, llm and ppo"
                 )
             jobs.append((env_id, name))
-    llm_agent = _llm_agent(args) if any(name == "llm" for _, name in jobs) else None
+    llm_envs = [env_id for env_id, name in jobs if name == "llm"]
     ppo_agent = _ppo_agent(args, jobs) if any(name == "ppo" for _, name in jobs) else None
 
     def episodes_of(name: str) -> int:
@@ -53,19 +51,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     results = []
     total = sum(episodes_of(name) for _, name in jobs)
     with tqdm(total=total, unit="ep", file=sys.stderr) as bar:
+        llm_results = _run_llm(args, llm_envs, episodes_of("llm"), bar) if llm_envs else {}
         for env_id, name in jobs:
             bar.set_description(f"{env_id.split('/')[-1]} {name}")
             if name == "llm":
-                from hiddengrid.llm.client import run_llm_episodes
-
-                result = run_llm_episodes(
-                    env_id,
-                    llm_agent,
-                    episodes_of(name),
-                    seed=args.seed,
-                    log_path=args.log,
-                    progress=bar.update,
-                )
+                result = llm_results[env_id]
             else:
                 result = run_episodes(
                     env_id,
@@ -120,22 +110,65 @@ def _ppo_agent(args: argparse.Namespace, jobs: list[tuple[str, str]]) -> Callabl
     return functools.partial(PPOAgent, checkpoint=args.checkpoint)
 
 
-def _llm_agent(args: argparse.Namespace) -> LLMAgent:
-    from hiddengrid.llm.client import ChatClient, LLMAgent
+def _run_llm(args: argparse.Namespace, env_ids: list[str], episodes: int, bar: Any) -> dict:
+    """Runs (or resumes) the LLM agent on ``env_ids`` into one results folder."""
+    from hiddengrid.llm.client import LLMError
+    from hiddengrid.llm.run import RunConfig, RunDirError, run
+    from hiddengrid.llm.summary import eval_result
 
     if not args.base_url or not args.model:
         raise SystemExit("--agent llm needs --base-url and --model")
-    client = ChatClient(
-        base_url=args.base_url,
-        model=args.model,
-        api_key_env=args.api_key_env,
-        retries=args.retries,
-        timeout=args.timeout,
-    )
-    return LLMAgent(client, history_turns=args.history)
+    if args.concurrency < 1:
+        raise SystemExit(f"--concurrency must be at least 1, got {args.concurrency}")
+    if args.retries < 0 or args.timeout <= 0:
+        raise SystemExit("--retries must be >= 0 and --timeout > 0 seconds")
+    try:
+        config = RunConfig(
+            envs=tuple(env_ids),
+            model=args.model,
+            base_url=args.base_url,
+            episodes=episodes,
+            seed=args.seed,
+            trial_episodes=args.trial_episodes,
+            reasoning=args.reasoning,
+            max_tokens=args.max_tokens,
+            temperature=args.temperature,
+            history=args.history,
+        )
+    except ValueError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    bar.set_description(f"llm x{args.concurrency}")
+    folder = Path(args.out) if args.out else config.default_dir()
+    try:
+        folder, summary = run(
+            config,
+            folder,
+            concurrency=args.concurrency,
+            api_key_env=args.api_key_env,
+            retries=args.retries,
+            timeout=args.timeout,
+            progress=bar.update,
+        )
+    except (LLMError, RunDirError) as exc:
+        raise SystemExit(f"error: {exc}") from None
+    except KeyboardInterrupt:
+        raise SystemExit(
+            f"interrupted: finished trials are saved in {folder}; run the same command to resume"
+        ) from None
+    bar.write(f"llm results: {folder} (hiddengrid report {folder} writes the HTML page)")
+    if config.trial_episodes > 1:
+        for env_id, env_summary in summary["envs"].items():
+            curve = ", ".join(
+                f"{row['index'] + 1}: {row['success_rate']:.0%}"
+                for row in env_summary["by_trial_episode"]
+            )
+            bar.write(f"{env_id} success by episode within a trial: {curve}")
+    return {env_id: eval_result(env_id, s) for env_id, s in summary["envs"].items()}
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.llm:
+        return _bench_llm(args)
     if args.train:
         from hiddengrid.train.bench import run_train_bench
 
@@ -147,6 +180,22 @@ def cmd_bench(args: argparse.Namespace) -> int:
     env_ids = _check_env_ids(args.env)
     rows = run_bench(env_ids, args.seconds, tuple(args.sizes))
     print(format_table(rows))
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump([r.as_dict() for r in rows], fh, indent=2)
+    return 0
+
+
+def _bench_llm(args: argparse.Namespace) -> int:
+    from hiddengrid.llm.bench import format_rows, run_concurrency_bench
+
+    levels = args.llm_concurrency
+    if args.llm_latency < 0 or args.llm_episodes < 1 or min(levels) < 1:
+        raise SystemExit(
+            "--llm-latency must be >= 0, --llm-episodes and --llm-concurrency at least 1"
+        )
+    rows = run_concurrency_bench(args.llm_latency, args.llm_episodes, levels)
+    print(format_rows(rows, args.llm_latency))
     if args.json:
         with open(args.json, "w") as fh:
             json.dump([r.as_dict() for r in rows], fh, indent=2)
@@ -201,10 +250,33 @@ def cmd_record(args: argparse.Namespace) -> int:
     agents = definition_of(args.env_id).agents
     if args.agent not in agents:
         raise SystemExit(f"{args.env_id} has no agent {args.agent!r}; it has {', '.join(agents)}")
-    frames, outcome, total = record_episode(
-        args.env_id, args.agent, args.out, seed=args.seed, fps=args.fps
-    )
-    print(f"wrote {args.out}: {frames} frames, outcome {outcome}, return {total:g}")
+    if not args.out and not args.html:
+        raise SystemExit("record needs --out FILE.gif, --html FILE.html, or both")
+    if args.out:
+        frames, outcome, total = record_episode(
+            args.env_id, args.agent, args.out, seed=args.seed, fps=args.fps
+        )
+        print(f"wrote {args.out}: {frames} frames, outcome {outcome}, return {total:g}")
+    if args.html:
+        from hiddengrid.record import record_episode_html
+
+        frames, outcome, total = record_episode_html(
+            args.env_id, args.agent, args.html, seed=args.seed
+        )
+        print(f"wrote {args.html}: {frames} frames, outcome {outcome}, return {total:g}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from hiddengrid.report import write_run_report
+
+    if args.pictures < 0:
+        raise SystemExit(f"--pictures must be >= 0, got {args.pictures}")
+    try:
+        path = write_run_report(args.run_dir, args.out, pictures=args.pictures)
+    except FileNotFoundError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print(f"wrote {path}")
     return 0
 
 
@@ -241,7 +313,33 @@ def build_parser() -> argparse.ArgumentParser:
     llm.add_argument("--history", type=int, default=6, help="past turns kept in the prompt")
     llm.add_argument("--retries", type=int, default=5, help="retries on network errors")
     llm.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
-    llm.add_argument("--log", metavar="FILE.jsonl", help="append one JSON line per episode")
+    llm.add_argument(
+        "--concurrency", type=int, default=1, metavar="K", help="episodes played at once"
+    )
+    llm.add_argument(
+        "--reasoning",
+        action="store_true",
+        help="let the model think, then read its last line 'ACTION: ...'",
+    )
+    llm.add_argument(
+        "--max-tokens",
+        type=int,
+        default=None,
+        help="per answer (default 64; 4096 with --reasoning)",
+    )
+    llm.add_argument("--temperature", type=float, default=0.0)
+    llm.add_argument(
+        "--trial-episodes",
+        type=int,
+        default=1,
+        metavar="E",
+        help="play E consecutive episodes in one conversation (in-context discovery)",
+    )
+    llm.add_argument(
+        "--out",
+        metavar="RUN_DIR",
+        help="results folder; the same command resumes it (default runs/llm-MODEL-HASH)",
+    )
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("bench", help="steps per second, with ratios to SyncVectorEnv")
@@ -250,9 +348,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 4096])
     p.add_argument("--json", metavar="FILE")
     p.add_argument(
+        "--llm",
+        action="store_true",
+        help="instead: LLM episodes at several concurrencies against a scripted local server",
+    )
+    p.add_argument("--llm-latency", type=float, default=0.2, help="seconds per answer (--llm)")
+    p.add_argument("--llm-episodes", type=int, default=128, help="episodes per level (--llm)")
+    p.add_argument("--llm-concurrency", type=int, nargs="+", default=[1, 64], metavar="K")
+    p.add_argument(
         "--train",
         action="store_true",
-        help="PPO training steps/s: ours against Stable-Baselines3 on the first --env",
+        help="instead: PPO training steps/s, ours against Stable-Baselines3, on the first --env",
     )
     p.set_defaults(func=cmd_bench)
 
@@ -281,10 +387,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("record", help="one episode as an animated GIF")
     p.add_argument("env_id")
     p.add_argument("--agent", default="oracle")
-    p.add_argument("--out", required=True, metavar="FILE.gif")
+    p.add_argument("--out", metavar="FILE.gif")
+    p.add_argument("--html", metavar="FILE.html", help="the episode in the step-through viewer")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--fps", type=int, default=4)
     p.set_defaults(func=cmd_record)
+
+    p = sub.add_parser("report", help="an LLM run folder as one self-contained HTML page")
+    p.add_argument("run_dir", metavar="RUN_DIR")
+    p.add_argument("--out", metavar="FILE.html", help="default RUN_DIR/report.html")
+    p.add_argument(
+        "--pictures", type=int, default=5, metavar="N", help="episodes per env drawn (default 5)"
+    )
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("play", help="play in the terminal, seeing what a model sees")
     p.add_argument("env_id")

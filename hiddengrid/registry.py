@@ -72,6 +72,15 @@ def register_all() -> None:
         )
 
 
+def registered_definition(env_id: str) -> EnvDefinition | None:
+    """The definition registered under ``env_id`` (the module that holds it is imported), or
+    ``None`` for an id this build does not register."""
+    if env_id not in ENV_IDS:
+        return None
+    module, single, _, _ = _ENTRIES[env_id]
+    return getattr(importlib.import_module(module), single).definition
+
+
 def definition_of(env_id: str) -> EnvDefinition:
     if env_id not in _ENTRIES:
         raise ValueError(f"unknown env id {env_id!r}; registered: {list(ENV_IDS)}")

@@ -160,7 +160,7 @@ def test_scenario_round_trip(env_id: str) -> None:
 
 
 def _bad_actions(space: gym.Space) -> list[object]:
-    common = [1.5, 1.0, "0", None, True, False, np.float32(1.0), [], object()]
+    common = [1.5, 1.0, "0", None, True, False, np.float32(1.0), [], object(), np.timedelta64(1)]
     if isinstance(space, gym.spaces.Discrete):
         return [*common, -1, int(space.n), np.int64(space.n), np.array([0]), [0], np.array(True)]
     k = len(space.nvec)
@@ -234,7 +234,7 @@ def test_bad_reset_options_raise_and_change_nothing(env_id: str) -> None:
         assert all(np.array_equal(before[k], after[k]) for k in before), options
     obs, _ = env.reset(seed=6, options={"scenario": None})  # None: draw a new scenario
     assert env.observation_space.contains(obs)
-    for bad_seed in (-1, 1.5, "3"):
+    for bad_seed in (-1, 1.5, "3", np.timedelta64(3), np.True_):
         with pytest.raises(ValueError):
             env.reset(seed=bad_seed)
 

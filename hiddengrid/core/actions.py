@@ -1,7 +1,8 @@
 """Strict action checks: an action outside the space raises ``ValueError``; nothing is clipped.
 
-Python and NumPy integers (and 0-d integer arrays) are actions; floats, strings, ``None`` and
-bools are not, whatever their value.
+Python and NumPy integers (and 0-d integer arrays) are actions; floats, strings, ``None``,
+bools and ``np.timedelta64`` (a NumPy integer subclass that is a duration, not a number) are
+not, whatever their value.
 """
 
 from __future__ import annotations
@@ -20,21 +21,23 @@ def _describe(space: spaces.Space) -> str:
     raise TypeError(f"unsupported action space {space}")
 
 
-def _is_int_scalar(x: object) -> bool:
-    if isinstance(x, bool | np.bool_):
+def is_int_scalar(x: object) -> bool:
+    """A Python or NumPy integer or a 0-d integer array; never a bool or a ``timedelta64``."""
+    if isinstance(x, bool | np.bool_ | np.timedelta64):
         return False
     if isinstance(x, int | np.integer):
         return True
     return isinstance(x, np.ndarray) and x.shape == () and x.dtype.kind in "iu"
 
 
-def _holds_bool(x: object) -> bool:
+def holds_bool(x: object) -> bool:
+    """Whether ``x`` is or contains a bool (NumPy reads ``[True, 0]`` as integers)."""
     if isinstance(x, bool | np.bool_):
         return True
     if isinstance(x, np.ndarray):
         return x.dtype.kind == "b"
     if isinstance(x, list | tuple):
-        return any(_holds_bool(e) for e in x)
+        return any(holds_bool(e) for e in x)
     return False
 
 
@@ -52,7 +55,7 @@ def _int_array(x: object) -> np.ndarray | None:
         return None
     if arr.dtype.kind not in "iu":
         return None
-    if not isinstance(x, np.ndarray) and _holds_bool(x):
+    if not isinstance(x, np.ndarray) and holds_bool(x):
         return None
     return arr
 
@@ -60,7 +63,7 @@ def _int_array(x: object) -> np.ndarray | None:
 def check_single_action(space: spaces.Space, action: object) -> np.ndarray:
     """Returns ``action`` as a batch of one (``int64``), or raises ``ValueError``."""
     if isinstance(space, spaces.Discrete):
-        if _is_int_scalar(action) and 0 <= int(action) < int(space.n):  # type: ignore[call-overload]
+        if is_int_scalar(action) and 0 <= int(action) < int(space.n):  # type: ignore[call-overload]
             return np.array([int(action)], dtype=np.int64)  # type: ignore[call-overload]
     elif isinstance(space, spaces.MultiDiscrete):
         arr = _int_array(action)

@@ -59,6 +59,24 @@ class Batch:
     def step(self, actions: np.ndarray) -> None:
         self.definition.step_all(actions, *self._step_args)
 
+    def reset_done(self, actions: np.ndarray) -> None:
+        """Starts a new episode in every sub-env whose ``done`` flag is set (same-step
+        autoreset); ``actions`` are the ones the last step took (only their layout is used)."""
+        if self.definition.reset_done is not None:
+            self.definition.reset_done(*self._reset_args)
+            return
+        # No reset kernel: run the step kernel on a gathered copy of the finished sub-envs,
+        # whose next-step autoreset ignores the action and starts their next episode, and
+        # scatter the new state back. Reward and terminated keep what the real step returned.
+        ended = np.flatnonzero(self.done)
+        if ended.size == 0:
+            return
+        parts = [arr[ended] for arr in self._step_args]
+        self.definition.step_all(actions[ended], *parts)
+        for k, (arr, part) in enumerate(zip(self._step_args, parts, strict=True)):
+            if k not in (3, 4):  # reward, terminated
+                arr[ended] = part
+
     def load_scenario(self, i: int, arrays: Mapping[str, np.ndarray]) -> None:
         """Writes a validated scenario into sub-env ``i`` and starts its episode."""
         for name, value in arrays.items():

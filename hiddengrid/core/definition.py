@@ -7,8 +7,10 @@ allocate for them, and the Python-side pieces (spaces, scenario validation, pict
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import importlib
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -27,9 +29,23 @@ class Field:
     shape: tuple[int, ...] = ()
 
 
+def unexpected_keywords(env_name: str, unknown: Iterable[str], takes: str) -> TypeError:
+    """The error for keyword arguments an env does not take, in Python's own wording.
+
+    Libraries probe optional keywords (TorchRL's ``GymEnv`` tries ``frameskip``) and retry
+    without them only when the message reads like Python's ``got an unexpected keyword
+    argument 'name'``, so the first unknown name is quoted exactly that way.
+    """
+    names = sorted(unknown)
+    return TypeError(
+        f"{env_name} got an unexpected keyword argument {names[0]!r} "
+        f"(unknown: {', '.join(map(repr, names))}); it takes {takes}"
+    )
+
+
 def _no_config(options: Mapping[str, Any]) -> dict[str, Any]:
     if options:
-        raise TypeError(f"unexpected keyword arguments: {sorted(options)}")
+        raise unexpected_keywords("this env", options, "no keyword arguments")
     return {}
 
 
@@ -60,6 +76,10 @@ class EnvDefinition:
       sub-env; a sub-env whose ``done`` flag is set is reset instead (next-step autoreset).
     * ``start_episode(i, *fields)``: starts sub-env ``i`` from the scenario already written
       into its scenario fields (used to replay a scenario).
+    * ``reset_done(rng, done, outcome, *fields)`` (optional): starts a new episode in every
+      sub-env whose ``done`` flag is set and leaves the others alone, exactly as ``step_all``
+      would on the next step (same-step autoreset). Without it the vector env runs
+      ``step_all`` on a gathered copy of just those sub-envs, which gives the same result.
 
     ``fields`` are the arrays of :attr:`fields` in declaration order.
     """
@@ -84,10 +104,29 @@ class EnvDefinition:
     vector_info: Callable[[Batch], dict[str, Any]] = _no_vector_info
     is_success: Callable[[str, float], bool] = _outcome_success
     extra_action_check: Callable[[Batch, np.ndarray], None] | None = None
+    reset_done: Callable[..., None] | None = None
     text: Any = None  # the env's text module: rules_text, observation_text, parse_action...
     render_fps: int = 4
     doc: str = ""
     notes: Mapping[str, Any] = field(default_factory=dict)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled by reference: the registered definition is re-resolved by id on load, so
+        # envs and batches pickle without their kernels or text module (modules do not pickle)
+        # and a copy shares the original's compiled kernels. An unregistered definition (a
+        # test's custom one) is rebuilt from its parts with the text module named, not held.
+        from hiddengrid.registry import registered_definition
+
+        if registered_definition(self.id) is self:
+            return (registered_definition, (self.id,))
+        parts = {f.name: getattr(self, f.name) for f in dataclass_fields(self)}
+        text = parts.pop("text")
+        return (_rebuild, (parts, getattr(text, "__name__", None)))
+
+
+def _rebuild(parts: dict[str, Any], text_module: str | None) -> EnvDefinition:
+    text = importlib.import_module(text_module) if text_module is not None else None
+    return EnvDefinition(text=text, **parts)
 
 
 def from_modules(
@@ -109,6 +148,7 @@ def from_modules(
         reset_all=rules.reset_all,
         step_all=rules.step_all,
         start_episode=rules.start_episode,
+        reset_done=getattr(rules, "reset_done", None),
         validate_scenario=generator.validate_scenario,
         read_scenario=generator.read_scenario,
         render_ansi=render.render_ansi,

@@ -13,11 +13,16 @@ RESET_OPTIONS = frozenset({"scenario"})
 
 
 def parse_reset_options(
-    definition: EnvDefinition, config: Mapping[str, Any], options: object, n: int
+    definition: EnvDefinition,
+    config: Mapping[str, Any],
+    options: object,
+    n: int,
+    vector: bool = True,
 ) -> list[dict[str, np.ndarray]] | None:
     """The validated scenarios to load (one per sub-env), or ``None`` to draw new ones.
 
-    A vector env takes one scenario dict for every sub-env or a list of ``n`` of them.
+    A vector env (``vector=True``) takes one scenario dict for every sub-env or a list of ``n``
+    of them, ``n = 1`` included; the single env takes a dict.
     """
     if options is None:
         return None
@@ -34,7 +39,7 @@ def parse_reset_options(
     if isinstance(scenario, Mapping):
         arrays = definition.validate_scenario(scenario, config)
         return [arrays] * n
-    if isinstance(scenario, list | tuple) and n > 1:
+    if isinstance(scenario, list | tuple) and vector:
         if len(scenario) != n:
             raise ValueError(f"options['scenario'] lists {len(scenario)} scenarios for {n} envs")
         out = []

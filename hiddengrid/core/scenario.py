@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from hiddengrid.core.actions import holds_bool, is_int_scalar
+
 
 def check_keys(scenario: object, keys: Iterable[str]) -> None:
     """The scenario is a dict with exactly ``keys``."""
@@ -33,7 +35,8 @@ def int_array(
         arr = np.array(value)
     except (ValueError, TypeError):
         raise ValueError(f"scenario[{name!r}] must be integers of shape {shape}") from None
-    if arr.shape != shape or arr.dtype.kind not in "iu":
+    # NumPy reads [True, 0] as integers; a bool is refused here as everywhere else.
+    if arr.shape != shape or arr.dtype.kind not in "iu" or holds_bool(value):
         raise ValueError(
             f"scenario[{name!r}] must be integers of shape {shape}, got shape {arr.shape} "
             f"of dtype {arr.dtype}"
@@ -43,6 +46,14 @@ def int_array(
     if arr.size and high is not None and int(arr.max()) > high:
         raise ValueError(f"scenario[{name!r}] values must lie in {low}..{high}")
     return arr.astype(np.int64)
+
+
+def int_scalar(value: Any, name: str, low: int, high: int, meaning: str = "") -> int:
+    """``scenario[name]`` as an int in ``low..high``: a Python or NumPy integer or a 0-d integer
+    array, never a bool, a float or a ``timedelta64``."""
+    if not is_int_scalar(value) or not low <= int(value) <= high:  # type: ignore[call-overload]
+        raise ValueError(f"scenario[{name!r}] must be an int {low}..{high}{meaning}, got {value!r}")
+    return int(value)  # type: ignore[call-overload]
 
 
 def region_count(passable: np.ndarray) -> int:

@@ -12,7 +12,7 @@ from hiddengrid.core.batch import Batch
 from hiddengrid.core.definition import EnvDefinition
 from hiddengrid.core.options import parse_reset_options
 from hiddengrid.core.rng import check_seed, seed_array
-from hiddengrid.render.window import Window, require_pygame
+from hiddengrid.render.window import Window, pygame_available, require_pygame
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
 
@@ -34,6 +34,12 @@ class HiddenGridEnv(gym.Env):
         config = self.definition.configure(kwargs)
         check_render_mode(render_mode, RENDER_MODES)
         self.render_mode = render_mode
+        if not pygame_available():
+            # An env advertises "human" only where pygame is installed, so Gymnasium's checker
+            # (which tries every advertised mode) passes on a base install. The class keeps it:
+            # gym.make(render_mode="human") then reaches __init__, which says what to install.
+            modes = [m for m in self.metadata["render_modes"] if m != "human"]
+            self.metadata = {**self.metadata, "render_modes": modes}
         self.config = config
         self.batch = Batch(self.definition, 1, config)
         self.observation_space = self.definition.observation_space(config)
@@ -52,7 +58,7 @@ class HiddenGridEnv(gym.Env):
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         if seed is not None:
             seed = check_seed(seed)
-        scenarios = parse_reset_options(self.definition, self.config, options, 1)
+        scenarios = parse_reset_options(self.definition, self.config, options, 1, vector=False)
         super().reset(seed=seed)
         if seed is None and not self._seeded:
             # The first unseeded reset takes fresh entropy from this env's own generator.

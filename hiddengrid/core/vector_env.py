@@ -1,8 +1,15 @@
 """The native Gymnasium ``VectorEnv``: N sub-envs in one batch, one compiled call per step.
 
-Follows Gymnasium's ``CartPoleVectorEnv``: single and batched spaces, next-step autoreset (a
-sub-env that ended returns its reset observation on the following step, with reward 0 and the
-action ignored), and ``reset(seed=s)`` seeding sub-env ``i`` with ``s + i``.
+Follows Gymnasium's ``CartPoleVectorEnv``: single and batched spaces, ``reset(seed=s)``
+seeding sub-env ``i`` with ``s + i``, and either of Gymnasium's autoreset modes, chosen with
+``make_vec(..., autoreset_mode=...)``:
+
+* ``NEXT_STEP`` (default): a sub-env that ended returns its reset observation on the following
+  step, with reward 0 and the action ignored.
+* ``SAME_STEP``: a sub-env that ended is reset within the same step; the step returns the new
+  episode's first observation, the ended episode's last one in ``info["final_obs"]`` (an object
+  array, ``None`` where nothing ended, masked by ``info["_final_obs"]``) and its step info in
+  ``info["final_info"]`` (masked by ``info["_final_info"]``), as Gymnasium's ``SyncVectorEnv``.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from hiddengrid.core.actions import check_batch_actions
+from hiddengrid.core.actions import check_batch_actions, is_int_scalar
 from hiddengrid.core.batch import Batch
 from hiddengrid.core.definition import EnvDefinition
 from hiddengrid.core.options import parse_reset_options
@@ -21,6 +28,33 @@ from hiddengrid.core.rng import check_seed, seed_array
 from hiddengrid.core.single_env import check_render_mode
 
 VECTOR_RENDER_MODES = ("ansi", "rgb_array")
+AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+
+
+def check_autoreset_mode(mode: object) -> AutoresetMode:
+    """``AutoresetMode.NEXT_STEP`` or ``SAME_STEP``, or their values ``"NextStep"`` and
+    ``"SameStep"``; anything else is refused."""
+    for allowed in AUTORESET_MODES:
+        if mode is allowed or (isinstance(mode, str) and mode in (allowed.value, allowed.name)):
+            return allowed
+    raise ValueError(
+        f"autoreset_mode must be AutoresetMode.NEXT_STEP or AutoresetMode.SAME_STEP "
+        f"(or 'NextStep' / 'SameStep'), got {mode!r}"
+    )
+
+
+def _only(info: dict[str, Any], rows: np.ndarray) -> dict[str, Any]:
+    """``info`` as Gymnasium batches the infos of just the sub-envs in ``rows``: every
+    ``_key`` mask is restricted to them (nested dicts too)."""
+    out: dict[str, Any] = {}
+    for key, value in info.items():
+        if isinstance(value, dict):
+            out[key] = _only(value, rows)
+        elif key.startswith("_") and key[1:] in info:
+            out[key] = np.asarray(value, dtype=bool) & rows
+        else:
+            out[key] = value
+    return out
 
 
 class HiddenGridVectorEnv(VectorEnv):
@@ -33,12 +67,21 @@ class HiddenGridVectorEnv(VectorEnv):
         "render_fps": 4,
     }
 
-    def __init__(self, num_envs: int = 1, render_mode: str | None = None, **kwargs: Any) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+    def __init__(
+        self,
+        num_envs: int = 1,
+        render_mode: str | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        **kwargs: Any,
+    ) -> None:
+        if not is_int_scalar(num_envs) or num_envs < 1:  # type: ignore[operator]
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        num_envs = int(num_envs)  # type: ignore[call-overload]
+        self.autoreset_mode = check_autoreset_mode(autoreset_mode)
         config = self.definition.configure(kwargs)
         check_render_mode(render_mode, VECTOR_RENDER_MODES)
         self.render_mode = render_mode
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         self.config = config
         self.num_envs = num_envs
         self.batch = Batch(self.definition, num_envs, config)
@@ -71,7 +114,13 @@ class HiddenGridVectorEnv(VectorEnv):
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         seeds = self._seeds(seed)
         scenarios = parse_reset_options(self.definition, self.config, options, self.num_envs)
-        super().reset(seed=seed if isinstance(seed, int) else None)
+        if isinstance(seed, list | tuple):
+            # Gymnasium seeds np_random from one int; a seed list seeds it from all of them.
+            entropy = [int(s) & (2**64 - 1) for s in seed]
+            self._np_random = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
+            self._np_random_seed = -1
+        else:
+            super().reset(seed=None if seed is None else check_seed(seed))
         if seeds is None and not self._seeded:
             seeds = seed_array(int(self.np_random.integers(0, 2**63)), self.num_envs)
         if seeds is not None:
@@ -103,6 +152,32 @@ class HiddenGridVectorEnv(VectorEnv):
             outcome[ended] = self._outcome_names[self.batch.outcome[ended]]
             info["outcome"] = outcome
             info["_outcome"] = terminated
+            if self.autoreset_mode is AutoresetMode.SAME_STEP:
+                return self._same_step_reset(actions, terminated, ended, info)
+        return (
+            self._observation(),
+            self.batch.reward.copy(),
+            terminated,
+            self._truncated.copy(),
+            info,
+        )
+
+    def _same_step_reset(
+        self, actions: np.ndarray, terminated: np.ndarray, ended: np.ndarray, step_info: dict
+    ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        final = self._observation()
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        for i in ended.tolist():  # only the sub-envs that ended; Gymnasium's layout
+            final_obs[i] = {key: value[i] for key, value in final.items()}
+        self.batch.reset_done(actions)
+        # The info beside a new episode's first observation is a reset's: nothing has ended.
+        self.batch.terminated[:] = False
+        info = self.definition.vector_info(self.batch)
+        self.batch.terminated[:] = terminated
+        info["final_obs"] = final_obs
+        info["_final_obs"] = terminated
+        info["final_info"] = _only(step_info, terminated)
+        info["_final_info"] = terminated
         return (
             self._observation(),
             self.batch.reward.copy(),
@@ -120,9 +195,11 @@ class HiddenGridVectorEnv(VectorEnv):
 
     def get_scenario(self, i: int) -> dict[str, Any]:
         """The hidden scenario sub-env ``i`` is playing, as a JSON-serialisable dict."""
-        if not 0 <= i < self.num_envs:
-            raise IndexError(f"sub-env index {i} out of range for {self.num_envs} envs")
-        return self.batch.scenario(i)
+        if not is_int_scalar(i) or not 0 <= i < self.num_envs:  # type: ignore[operator]
+            raise IndexError(f"sub-env index {i!r} out of range for {self.num_envs} envs")
+        if not self._seeded:
+            raise RuntimeError("no episode yet: call reset() first")
+        return self.batch.scenario(int(i))  # type: ignore[call-overload]
 
     def _seeds(self, seed: int | list[int] | None) -> np.ndarray | None:
         if seed is None:

@@ -1,1 +1,4 @@
-"""Language-model agents over OpenAI-compatible servers, playing the text envs."""
+"""Language-model agents over OpenAI-compatible servers, playing the text envs.
+
+Needs the ``llm`` extra (the OpenAI Python SDK): ``pip install "hiddengrid[llm]"``.
+"""

@@ -1,40 +1,48 @@
-"""A language-model agent over any OpenAI-compatible chat-completions server.
+"""An asynchronous chat client over any OpenAI-compatible server, with per-answer accounting.
 
-The agent sees exactly what the text env shows (the rules as the system prompt, then each
-observation), keeps a bounded window of the last turns, retries network errors with
-exponential backoff, and logs every episode (prompts, answers, parsed actions) as one JSON line.
-HTTP is done with the standard library's ``urllib`` so the core needs no client package.
+Built on the OpenAI Python SDK's ``AsyncOpenAI`` (``base_url`` points it at vLLM, SGLang,
+llama.cpp, Ollama or a hosted API). The SDK's own retries are switched off so that every retry
+is counted here: each answer records its tokens in and out, its latency and how many retries it
+took. A connection error before the run's first answer fails at once (the server is down or the
+URL is wrong); later ones are retried with exponential backoff, like HTTP 408/409/429 and 5xx.
 """
 
 from __future__ import annotations
 
-import json
+import asyncio
 import os
 import time
-import urllib.error
-import urllib.request
-from collections import Counter
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
-
-from hiddengrid.evaluate import EvalResult
-from hiddengrid.registry import definition_of
-from hiddengrid.text.env import make_text
-
-ANSWER_INSTRUCTION = (
-    "Answer with exactly one action and nothing else, for example the action's name or number."
-)
-RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 
 
 class LLMError(RuntimeError):
-    """The server could not give an answer (after retries, or a non-retryable error)."""
+    """The server gave no answer: down, unreachable, refusing, or failing after retries."""
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    tokens_in: int
+    tokens_out: int
+    latency_s: float  # from the first attempt to the answer, retries and backoff included
+    retries: int
+    finish_reason: str
+
+
+def _require_openai() -> Any:
+    try:
+        import openai
+    except ImportError:
+        raise LLMError(
+            'the llm agent needs the OpenAI Python SDK: pip install "hiddengrid[llm]"'
+        ) from None
+    return openai
 
 
 @dataclass
 class ChatClient:
-    """Minimal client of ``POST {base_url}/chat/completions``."""
+    """``chat.completions.create`` over ``base_url``; one instance is shared by every episode."""
 
     base_url: str
     model: str
@@ -44,160 +52,82 @@ class ChatClient:
     timeout: float = 60.0
     retries: int = 5
     backoff: float = 1.0  # seconds before the first retry, doubled each time
+    answered: int = field(default=0, init=False)
+    _client: Any = field(default=None, init=False, repr=False)
 
-    def complete(self, messages: list[dict[str, str]]) -> str:
-        body = json.dumps(
-            {
-                "model": self.model,
-                "messages": messages,
-                "temperature": self.temperature,
-                "max_tokens": self.max_tokens,
-            }
-        ).encode()
-        headers = {"Content-Type": "application/json"}
-        key = os.environ.get(self.api_key_env)
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        url = self.base_url.rstrip("/") + "/chat/completions"
+    def _sdk(self) -> Any:
+        if self._client is None:
+            openai = _require_openai()
+            # Local servers need no key, but the SDK refuses to start without one.
+            key = os.environ.get(self.api_key_env) or "no-key"
+            self._client = openai.AsyncOpenAI(
+                base_url=self.base_url, api_key=key, timeout=self.timeout, max_retries=0
+            )
+        return self._client
+
+    async def complete(self, messages: list[dict[str, str]]) -> Completion:
+        openai = _require_openai()
+        client = self._sdk()
+        start = time.perf_counter()
         delay = self.backoff
-        last_error = ""
-        for attempt in range(self.retries + 1):
-            request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+        retries = 0
+        while True:
             try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                    payload = json.loads(response.read())
-                return str(payload["choices"][0]["message"]["content"] or "")
-            except urllib.error.HTTPError as exc:
-                if exc.code not in RETRYABLE_STATUS:
-                    detail = exc.read().decode(errors="replace")[:500]
-                    raise LLMError(f"{url} answered HTTP {exc.code}: {detail}") from None
-                last_error = f"HTTP {exc.code}"
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-                last_error = str(exc)
-            except (KeyError, IndexError, ValueError) as exc:
+                response = await client.chat.completions.create(
+                    model=self.model,
+                    messages=messages,
+                    temperature=self.temperature,
+                    max_tokens=self.max_tokens,
+                )
+            except openai.APIStatusError as exc:
+                code = exc.status_code
+                retryable = code in (408, 409, 425, 429) or code >= 500
+                if not retryable:
+                    raise LLMError(
+                        f"{self.base_url} answered HTTP {code}: {_short(exc.message)}"
+                    ) from None
+                reason = f"HTTP {code}"
+            except (openai.APIConnectionError, openai.APITimeoutError) as exc:
+                reason = _short(str(exc.__cause__ or exc))
+                if self.answered == 0 and not isinstance(exc, openai.APITimeoutError):
+                    raise LLMError(
+                        f"cannot reach the server at {self.base_url} ({reason}); is it running?"
+                    ) from None
+            else:
+                return self._completion(response, start, retries)
+            if retries >= self.retries:
                 raise LLMError(
-                    f"{url} gave an answer that is not a chat completion: {exc}"
+                    f"{self.base_url} failed after {retries + 1} attempts: {reason}"
                 ) from None
-            if attempt < self.retries:
-                time.sleep(delay)
-                delay *= 2
-        raise LLMError(f"{url} failed after {self.retries + 1} attempts: {last_error}")
+            retries += 1
+            await asyncio.sleep(delay)
+            delay *= 2
+
+    def _completion(self, response: Any, start: float, retries: int) -> Completion:
+        try:
+            choice = response.choices[0]
+            text = choice.message.content or ""
+        except (AttributeError, IndexError, TypeError):
+            raise LLMError(
+                f"{self.base_url} gave an answer that is not a chat completion"
+            ) from None
+        usage = getattr(response, "usage", None)
+        self.answered += 1
+        return Completion(
+            text=str(text),
+            tokens_in=int(getattr(usage, "prompt_tokens", 0) or 0),
+            tokens_out=int(getattr(usage, "completion_tokens", 0) or 0),
+            latency_s=time.perf_counter() - start,
+            retries=retries,
+            finish_reason=str(choice.finish_reason or ""),
+        )
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
 
 
-class LLMAgent:
-    """Keeps the conversation: rules as the system prompt, a bounded window of past turns."""
-
-    def __init__(self, client: ChatClient, history_turns: int = 6) -> None:
-        if history_turns < 0:
-            raise ValueError("history_turns must be >= 0")
-        self.client = client
-        self.history_turns = history_turns
-        self.system = ""
-        self.turns: list[tuple[str, str]] = []
-
-    def reset(self, rules: str) -> None:
-        self.system = f"{rules}\n\n{ANSWER_INSTRUCTION}"
-        self.turns = []
-
-    def messages(self, observation: str) -> list[dict[str, str]]:
-        messages = [{"role": "system", "content": self.system}]
-        window = self.turns[-self.history_turns :] if self.history_turns else []
-        for user, assistant in window:
-            messages.append({"role": "user", "content": user})
-            messages.append({"role": "assistant", "content": assistant})
-        messages.append({"role": "user", "content": observation})
-        return messages
-
-    def act(self, observation: str) -> tuple[str, list[dict[str, str]]]:
-        messages = self.messages(observation)
-        answer = self.client.complete(messages)
-        self.turns.append((observation, answer))
-        return answer, messages
-
-
-@dataclass
-class LLMEvalResult(EvalResult):
-    answers: int = 0
-    invalid_answers: int = 0
-
-    @property
-    def invalid_rate(self) -> float:
-        return self.invalid_answers / self.answers if self.answers else 0.0
-
-    def as_dict(self) -> dict[str, Any]:
-        out = super().as_dict()
-        out.update(answers=self.answers, invalid_rate=self.invalid_rate)
-        return out
-
-
-def run_llm_episodes(
-    env_id: str,
-    agent: LLMAgent,
-    episodes: int,
-    seed: int = 0,
-    log_path: str | Path | None = None,
-    progress: Any = None,
-) -> LLMEvalResult:
-    """Episode ``k`` plays ``reset(seed=seed+k)`` through the text env, as the other agents do."""
-    definition = definition_of(env_id)
-    returns: list[float] = []
-    lengths: list[int] = []
-    outcomes: Counter[str] = Counter()
-    successes = answers = invalid = 0
-    log = open(log_path, "a") if log_path else None  # noqa: SIM115  (kept open for the run)
-    try:
-        for k in range(episodes):
-            tenv = make_text(env_id)
-            _, _ = tenv.reset(seed=seed + k)
-            agent.reset(tenv.rules)
-            observation = tenv.prompt()
-            total = 0.0
-            turns = []
-            while True:
-                answer, messages = agent.act(observation)
-                observation, reward, terminated, truncated, info = tenv.step(answer)
-                answers += 1
-                total += reward
-                turn: dict[str, Any] = {"prompt": messages, "answer": answer, "reward": reward}
-                if "invalid_action" in info:
-                    invalid += 1
-                    turn["invalid"] = info["invalid_action"]
-                else:
-                    turn["action"] = tenv.format_action(info["action"])
-                turns.append(turn)
-                if terminated or truncated:
-                    break
-            outcome = str(info["outcome"])
-            outcomes[outcome] += 1
-            successes += bool(definition.is_success(outcome, total))
-            returns.append(total)
-            lengths.append(tenv.steps)
-            if log is not None:
-                record = {
-                    "env": env_id,
-                    "seed": seed + k,
-                    "model": agent.client.model,
-                    "outcome": outcome,
-                    "return": total,
-                    "turns": turns,
-                }
-                log.write(json.dumps(record) + "\n")
-                log.flush()
-            tenv.close()
-            if progress is not None:
-                progress(1)
-    finally:
-        if log is not None:
-            log.close()
-    return LLMEvalResult(
-        env_id=env_id,
-        agent="llm",
-        episodes=episodes,
-        successes=successes,
-        mean_return=sum(returns) / len(returns) if returns else 0.0,
-        mean_length=sum(lengths) / len(lengths) if lengths else 0.0,
-        outcomes=dict(sorted(outcomes.items())),
-        returns=returns,
-        answers=answers,
-        invalid_answers=invalid,
-    )
+def _short(text: str, limit: int = 300) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

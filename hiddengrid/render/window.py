@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import sys
+
 import numpy as np
 from gymnasium.error import DependencyNotInstalled
 
 
+def pygame_available() -> bool:
+    """Whether pygame can be imported, without importing it (it is slow and chatty)."""
+    if "pygame" in sys.modules:
+        return sys.modules["pygame"] is not None
+    return importlib.util.find_spec("pygame") is not None
+
+
 def require_pygame() -> None:
+    # The window plays no sound: without a dummy audio driver SDL probes ALSA and prints its
+    # errors on machines with no sound card. A driver the user chose is kept.
+    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     try:
         import pygame  # noqa: F401
     except ImportError as exc:

@@ -26,7 +26,6 @@ class TextEnv:
         self.env_id = env_id
         self.env = gym.make(env_id, **kwargs)
         self.base = self.env.unwrapped
-        self.text = self.base.definition.text
         self.config = self.base.config
         self.max_invalid = max_invalid
         self.invalid_in_a_row = 0
@@ -34,6 +33,12 @@ class TextEnv:
         self.steps = 0
         self._obs: dict[str, Any] | None = None
         self._running = False
+
+    @property
+    def text(self) -> Any:
+        """The env's text module, looked up through its definition (a module attribute would
+        stop the text env from pickling)."""
+        return self.base.definition.text
 
     @property
     def rules(self) -> str:

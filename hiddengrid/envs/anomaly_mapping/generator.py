@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from hiddengrid.core.rng import below, below_from
-from hiddengrid.core.scenario import check_keys, int_array, region_count
+from hiddengrid.core.scenario import check_keys, int_array, int_scalar, region_count
 from hiddengrid.envs.anomaly_mapping.constants import (
     EDGE_ROW,
     FULL_ROW,
@@ -158,7 +158,7 @@ def wall_rows(grid: np.ndarray) -> np.ndarray:
 
 
 def validate_scenario(scenario: Mapping[str, Any], config: Mapping[str, Any]) -> dict:
-    """Checks a scenario dict against SPEC section 2 and returns it as arrays for the batch.
+    """Checks a scenario dict and returns it as arrays for the batch.
 
     A replayed scenario is a custom level: any wall count is allowed as long as the free tiles
     are one 4-connected region and neither the node nor the agent stands on a wall.
@@ -167,9 +167,7 @@ def validate_scenario(scenario: Mapping[str, Any], config: Mapping[str, Any]) ->
     walls = int_array(scenario["walls"], "walls", (GRID_SIZE, GRID_SIZE), 0, 1)
     node = int_array(scenario["node"], "node", (2,), 0, GRID_SIZE - 1)
     agent = int_array(scenario["agent"], "agent", (2,), 0, GRID_SIZE - 1)
-    facing = scenario["facing"]
-    if isinstance(facing, bool) or not isinstance(facing, int | np.integer) or not 0 <= facing < 4:
-        raise ValueError(f"scenario['facing'] must be an int 0..3 (N, E, S, W), got {facing!r}")
+    facing = int_scalar(scenario["facing"], "facing", 0, 3, " (N, E, S, W)")
     if walls[node[0], node[1]]:
         raise ValueError(f"scenario['node'] {node.tolist()} stands on a wall")
     if walls[agent[0], agent[1]]:

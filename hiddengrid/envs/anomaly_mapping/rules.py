@@ -156,6 +156,21 @@ def reset_all(
 
 
 @kernel
+def reset_done(
+    rng, done, outcome, walls, node, start, start_facing, agent, facing, steps_left, view
+):
+    """Starts a new episode in every sub-env whose ``done`` flag is set (same-step
+    autoreset): what ``step_all`` does for such a sub-env, without stepping the others."""
+    for i in range(rng.shape[0]):
+        if not done[i]:
+            continue
+        draw_scenario(rng, i, walls, node, start, start_facing)
+        start_episode(i, walls, node, start, start_facing, agent, facing, steps_left, view)
+        done[i] = False
+        outcome[i] = RUNNING
+
+
+@kernel
 def step_all(
     actions,
     rng,

@@ -9,7 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from hiddengrid.core.batch import Batch
-from hiddengrid.core.definition import from_modules
+from hiddengrid.core.definition import from_modules, unexpected_keywords
 from hiddengrid.core.single_env import HiddenGridEnv
 from hiddengrid.core.vector_env import HiddenGridVectorEnv
 from hiddengrid.envs.field_cipher import generator, render, rules, text
@@ -36,7 +36,7 @@ def configure(options: Mapping[str, Any]) -> dict[str, Any]:
     ``ValueError``; any other keyword is a ``TypeError``."""
     unknown = sorted(set(options) - set(CONFIG_KEYS))
     if unknown:
-        raise TypeError(f"unexpected keyword arguments {unknown}; FieldCipher takes only 'level'")
+        raise unexpected_keywords("FieldCipher", unknown, "only 'level'")
     level = options.get("level", DEFAULT_LEVEL)
     if isinstance(level, bool | np.bool_) or not isinstance(level, int | np.integer):
         raise TypeError(f"level must be an int 0..{MAX_LEVEL}, got {level!r}")

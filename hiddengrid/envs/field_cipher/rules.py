@@ -70,6 +70,19 @@ def reset_all(rng, done, outcome, level, grid, message, hints, step, cursor, slo
 
 
 @njit(cache=True)
+def reset_done(rng, done, outcome, level, grid, message, hints, step, cursor, slots, correct):
+    """Starts a new episode in every sub-env whose ``done`` flag is set (same-step
+    autoreset): what ``step_all`` does for such a sub-env, without stepping the others."""
+    for i in range(rng.shape[0]):
+        if not done[i]:
+            continue
+        draw_scenario(rng, i, level, grid, message, hints)
+        start_episode(i, level, grid, message, hints, step, cursor, slots, correct)
+        done[i] = False
+        outcome[i] = RUNNING
+
+
+@njit(cache=True)
 def step_all(
     actions,
     rng,

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from hiddengrid.core.actions import is_int_scalar
 from hiddengrid.envs.field_cipher.constants import (
     ACTION_NAMES,
     CELL_NAMES,
@@ -90,7 +91,7 @@ def legal_actions_text(obs: Mapping[str, Any], config: Mapping[str, Any]) -> str
 
 
 def format_action(action: Any, config: Mapping[str, Any]) -> str:
-    if isinstance(action, bool | np.bool_) or not isinstance(action, int | np.integer):
+    if not is_int_scalar(action):
         raise ValueError(f"invalid action {action!r}: expected an integer in [0, {NUM_ACTIONS})")
     a = int(action)
     if not 0 <= a < NUM_ACTIONS:

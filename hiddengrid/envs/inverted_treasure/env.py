@@ -9,7 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from hiddengrid.core.batch import Batch
-from hiddengrid.core.definition import from_modules
+from hiddengrid.core.definition import from_modules, unexpected_keywords
 from hiddengrid.core.single_env import HiddenGridEnv
 from hiddengrid.core.vector_env import HiddenGridVectorEnv
 from hiddengrid.envs.inverted_treasure import generator, render, rules, text
@@ -32,9 +32,7 @@ def configure(options: Mapping[str, Any]) -> dict[str, Any]:
     options = dict(options)
     scout = options.pop("scout", False)
     if options:
-        raise TypeError(
-            f"unexpected keyword arguments: {sorted(options)}; InvertedTreasure takes only scout"
-        )
+        raise unexpected_keywords("InvertedTreasure", options, "only 'scout'")
     if not isinstance(scout, bool | np.bool_):
         raise ValueError(f"scout must be a bool (True or False), got {scout!r}")
     return {"scout": bool(scout)}

@@ -144,6 +144,19 @@ def reset_all(rng, done, outcome, icons, scout, board, agent, steps_left, window
 
 
 @kernel
+def reset_done(rng, done, outcome, icons, scout, board, agent, steps_left, window, position):
+    """Starts a new episode in every sub-env whose ``done`` flag is set (same-step
+    autoreset): what ``step_all`` does for such a sub-env, without stepping the others."""
+    for i in range(rng.shape[0]):
+        if not done[i]:
+            continue
+        draw_scenario(rng, i, icons)
+        start_episode(i, icons, scout, board, agent, steps_left, window, position)
+        done[i] = False
+        outcome[i] = RUNNING
+
+
+@kernel
 def step_all(
     actions,
     rng,

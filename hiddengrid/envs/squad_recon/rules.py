@@ -412,6 +412,44 @@ def reset_all(
 
 
 @kernel
+def reset_done(
+    rng,
+    done,
+    outcome,
+    terrain,
+    start_squads,
+    camps,
+    squads,
+    camp_status,
+    explored,
+    visible,
+    camps_view,
+    progress,
+    steps_left,
+    total_strength,
+    blocking_rows,
+    sight_rows,
+    visible_rows,
+    explored_rows,
+    sight_key,
+    open_rows,
+):
+    """Starts a new episode in every sub-env whose ``done`` flag is set (same-step
+    autoreset): what ``step_all`` does for such a sub-env, without stepping the others."""
+    for i in range(rng.shape[0]):
+        if not done[i]:
+            continue
+        draw_scenario(rng, i, terrain, start_squads, camps, open_rows)
+        start_episode(
+            i, terrain, start_squads, camps, squads, camp_status, explored, visible, camps_view,
+            progress, steps_left, total_strength, blocking_rows, sight_rows, visible_rows,
+            explored_rows, sight_key, open_rows,
+        )  # fmt: skip
+        done[i] = False
+        outcome[i] = RUNNING
+
+
+@kernel
 def step_all(
     actions,
     rng,

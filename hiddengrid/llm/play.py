@@ -1,0 +1,111 @@
+"""One trial: ``trial_episodes`` consecutive episodes of one env in one conversation.
+
+A trial of one episode is the ordinary protocol. Episode ``i`` of trial ``t`` plays
+``reset(seed=seed + t * E + i)``, so with ``E = 1`` episode ``k`` is ``reset(seed=seed + k)``,
+exactly the episode ``k`` of every other agent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hiddengrid.llm.answer import AnswerFormatError, extract_action
+from hiddengrid.llm.client import ChatClient
+from hiddengrid.llm.conversation import Conversation, episode_header, system_prompt
+from hiddengrid.registry import definition_of
+from hiddengrid.text.env import make_text
+
+
+def episode_seed(seed: int, trial: int, index: int, trial_episodes: int) -> int:
+    return seed + trial * trial_episodes + index
+
+
+async def play_trial(
+    client: ChatClient,
+    env_id: str,
+    trial: int,
+    *,
+    seed: int,
+    trial_episodes: int,
+    reasoning: bool,
+    history: int,
+) -> list[dict[str, Any]]:
+    """Plays the trial; returns one record per episode (every turn with its accounting)."""
+    definition = definition_of(env_id)
+    records: list[dict[str, Any]] = []
+    conversation: Conversation | None = None
+    for index in range(trial_episodes):
+        episode = episode_seed(seed, trial, index, trial_episodes)
+        tenv = make_text(env_id)
+        try:
+            tenv.reset(seed=episode)
+            if conversation is None:
+                system = system_prompt(tenv.rules, reasoning, trial_episodes)
+                conversation = Conversation(system, history)
+            observation = episode_header(index, trial_episodes, records) + tenv.prompt()
+            turns: list[dict[str, Any]] = []
+            total = 0.0
+            while True:
+                completion = await client.complete(conversation.messages(observation))
+                conversation.add(observation, completion.text)
+                turn: dict[str, Any] = {"observation": observation, "answer": completion.text}
+                try:
+                    sent = extract_action(completion.text, reasoning)
+                    format_error = None
+                except AnswerFormatError as exc:
+                    # An empty action is invalid in every env, so the text env counts this
+                    # answer exactly as it counts an unparseable one (same limit, no step).
+                    sent, format_error = "", str(exc)
+                reply, reward, terminated, truncated, info = tenv.step(sent)
+                total += reward
+                if "invalid_action" in info:
+                    reason = format_error or str(info["invalid_action"])
+                    turn.update(sent=sent, action=None, invalid=reason)
+                    if format_error is not None:
+                        reply = _format_error_reply(tenv, reason, terminated or truncated)
+                else:
+                    turn.update(sent=sent, action=tenv.format_action(info["action"]), invalid=None)
+                turn.update(
+                    reward=reward,
+                    tokens_in=completion.tokens_in,
+                    tokens_out=completion.tokens_out,
+                    latency_s=round(completion.latency_s, 6),
+                    retries=completion.retries,
+                    finish_reason=completion.finish_reason,
+                )
+                turns.append(turn)
+                if terminated or truncated:
+                    break
+                observation = reply
+            outcome = str(info["outcome"])
+            records.append(
+                {
+                    "env": env_id,
+                    "trial": trial,
+                    "index": index,
+                    "seed": episode,
+                    "model": client.model,
+                    "system": system if index == 0 else None,
+                    "outcome": outcome,
+                    "return": total,
+                    "success": bool(definition.is_success(outcome, total)),
+                    "steps": tenv.steps,
+                    "answers": len(turns),
+                    "invalid": sum(t["invalid"] is not None for t in turns),
+                    "tokens_in": sum(t["tokens_in"] for t in turns),
+                    "tokens_out": sum(t["tokens_out"] for t in turns),
+                    "latency_s": round(sum(t["latency_s"] for t in turns), 6),
+                    "retries": sum(t["retries"] for t in turns),
+                    "final": reply,
+                    "turns": turns,
+                }
+            )
+        finally:
+            tenv.close()
+    return records
+
+
+def _format_error_reply(tenv: Any, reason: str, ended: bool) -> str:
+    if ended:
+        return f"Your last answer was invalid: {reason}. Too many invalid answers."
+    return tenv.prompt(reason)
