@@ -51,10 +51,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = []
     for env_name, groups in runs.items():
         env_id = f"hiddengrid/{env_name}"
-        refs = {}
+        refs, return_refs = {}, {}
         for agent in definition_of(env_id).agents:
             r = run_episodes(env_id, agent, args.episodes)
             refs[agent] = r.success_rate
+            return_refs[agent] = r.mean_return
             low, high = r.interval
             results.append(
                 {"env": env_id, "agent": agent, "success": r.success_rate, "ci95": [low, high]}
@@ -89,8 +90,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         plot_curves(
             {name: [p / "progress.csv" for p in paths] for name, paths in groups.items()},
             image,
-            title=f"{env_id}: PPO (thin lines: seeds, thick: their mean)",
+            title=f"{env_id}: PPO baselines (thin lines: seeds, thick: their mean)",
             references=refs,
+            return_references=return_refs,
         )
         print(f"wrote {image}", file=sys.stderr)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
