@@ -25,7 +25,6 @@ from hiddengrid.envs.megacity.constants import (
     NUM_RULES,
     OUTCOMES,
     POWER_MAX,
-    POWER_MIN,
     REVERSAL_PERIOD,
     REWARD_TERMS,
     SEAM_RELIEF,
@@ -62,12 +61,12 @@ def observation_space(config: Mapping[str, Any]) -> spaces.Dict:
             "districts": spaces.Discrete(GRID * GRID + 1),
             "integrity": spaces.Discrete(101),
             "air": spaces.Discrete(101),
-            "power": spaces.Discrete(POWER_MAX - POWER_MIN + 1, start=POWER_MIN),
+            "power": spaces.Discrete(POWER_MAX + 1),
             "step": spaces.Discrete(STEP_BUDGET + 1),
             # research of the load, airflow and conduit rules (-1: not yet revealed)
             "relief_reach": spaces.Box(-1, GRID - 1, shape=grid, dtype=np.int8),
             "relief": spaces.Box(-1, (GRID - 1) * SEAM_RELIEF, shape=grid, dtype=np.int8),
-            "reversal": spaces.Discrete(REVERSAL_PERIOD + 2, start=-1),
+            "reversal": spaces.Discrete(REVERSAL_PERIOD + 2),
             "draft": spaces.Box(
                 -1, CHANNEL_SPEED + SHAFT_DRAFT, shape=(GRID, GRID, 4), dtype=np.int8
             ),
@@ -183,18 +182,19 @@ DEFINITION = from_modules(
 class LegalActionSpace(spaces.Discrete):
     """``Discrete(390)`` whose ``sample()`` with no mask draws among the actions legal now.
 
-    A masked action raises (SPEC section 6), so generic code that explores with
-    ``env.action_space.sample()`` (Gymnasium's own ``check_env`` among it) would otherwise fail
-    on most draws. ``contains`` and equality are those of ``Discrete(390)``.
+    A masked action raises, so generic code that explores with ``env.action_space.sample()``
+    (Gymnasium's own ``check_env`` among it) would otherwise fail on most draws. It holds only
+    a view of the env's mask row (an array: no bound method, so it pickles); ``contains`` and
+    equality are those of ``Discrete(390)``.
     """
 
-    def __init__(self, n: int, legal: Any = None, seed: int | None = None) -> None:
+    def __init__(self, n: int, legal: np.ndarray | None = None, seed: int | None = None) -> None:
         super().__init__(n, seed=seed)
         self._legal = legal
 
     def sample(self, mask: Any = None, *args: Any, **kwargs: Any) -> np.int64:
         if mask is None and not args and not kwargs and self._legal is not None:
-            mask = self._legal().astype(np.int8)
+            mask = self._legal.astype(np.int8)
         return super().sample(mask, *args, **kwargs)
 
     def __deepcopy__(self, memo: dict) -> spaces.Discrete:
@@ -292,7 +292,7 @@ class MegacityEnv(HiddenGridEnv):
 
     def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
         super().__init__(render_mode=render_mode, **kwargs)
-        self.action_space = LegalActionSpace(NUM_ACTIONS, legal=self.action_masks)
+        self.action_space = LegalActionSpace(NUM_ACTIONS, legal=self.batch["mask"][0])
 
     def action_masks(self) -> np.ndarray:
         """Legal actions now: ``(390,)`` bool."""
