@@ -24,7 +24,6 @@ from hiddengrid.envs.megacity.constants import (
     AIR_OK,
     AIR_PER_DISTRICT,
     AIRFLOW,
-    ANCHOR,
     BUILD_BASE,
     CHAMBER,
     CONDUIT_AMPLIFY,
@@ -51,7 +50,6 @@ from hiddengrid.envs.megacity.constants import (
     SCAN,
     SEAM_SHEAR,
     SHAFT_DRAFT,
-    STEEL,
     STEP_BUDGET,
     SUPPORT_BASE,
     SURVEY_ERROR,
@@ -64,7 +62,7 @@ from hiddengrid.envs.megacity.rules import phase, step_one
 MAX_TARGETS = 8
 OPEN_STEPS = CORE_DELAY + 3  # steps a planned chamber stays open before it is online (creep)
 EXPERT_MARGIN = SURVEY_ERROR  # the expert's stress margin: the survey may read this much low
-EXPERT_TAPS = 3
+EXPERT_TAPS = 4  # every fault cell (a fault has at most 4)
 EXPERT_SLACK = 4
 
 
@@ -72,7 +70,7 @@ EXPERT_SLACK = 4
 
 
 @njit(cache=True)
-def shaft_air(j, r, c, d, t, air0, baffled) -> int:
+def draws(j, r, c, d, t, air0, baffled) -> int:
     """What a shaft facing d in the cell draws at step t (``rules.supply_facing``)."""
     base = air0[j, r, c, 0] * DIR_ROW[d] + air0[j, r, c, 1] * DIR_COL[d]
     along = phase(t) * base + SHAFT_DRAFT
@@ -80,10 +78,16 @@ def shaft_air(j, r, c, d, t, air0, baffled) -> int:
 
 
 @njit(cache=True)
+def shaft_air(j, r, c, d, air0) -> int:
+    """What a shaft facing d adds to the air index every step (``rules.shaft_air``)."""
+    return SHAFT_DRAFT + abs(air0[j, r, c, 0] * DIR_ROW[d] + air0[j, r, c, 1] * DIR_COL[d])
+
+
+@njit(cache=True)
 def steady(j, r, c, d, step, air0, baffled) -> bool:
     """The shaft draws air on every step to the end (it never lets its districts suffocate)."""
-    for t in range(step, STEP_BUDGET):
-        if shaft_air(j, r, c, d, t, air0, baffled) <= 0:
+    for t in range(step, STEP_BUDGET):  # noqa: SIM110 (a loop Numba compiles as it is)
+        if draws(j, r, c, d, t, air0, baffled) <= 0:
             return False
     return True
 
@@ -97,9 +101,7 @@ def vent_plan(j, r, c, step, air0, baffled, need_steady) -> tuple[int, int]:
     for d in range(1, 5):
         if need_steady and not steady(j, r, c, d, step, air0, baffled):
             continue
-        total = 0
-        for t in range(step, STEP_BUDGET):
-            total += shaft_air(j, r, c, d, t, air0, baffled)
+        total = shaft_air(j, r, c, d, air0) * (STEP_BUDGET - step)
         if total > best:
             best = total
             best_d = d
@@ -107,16 +109,16 @@ def vent_plan(j, r, c, step, air0, baffled, need_steady) -> tuple[int, int]:
 
 
 @njit(cache=True)
-def projected_air(j, air, step, air0, vents, baffled, breathing) -> int:
+def projected_air(j, air, step, air0, vents, breathing) -> int:
     """Air at the end if ``breathing`` cores and districts breathe from now on."""
+    supply = 0
+    for r in range(GRID):
+        for c in range(GRID):
+            d = vents[j, r, c]
+            if d != 0:
+                supply += shaft_air(j, r, c, d, air0)
     a = air[j]
-    for t in range(step[j], STEP_BUDGET):
-        supply = 0
-        for r in range(GRID):
-            for c in range(GRID):
-                d = vents[j, r, c]
-                if d != 0:
-                    supply += shaft_air(j, r, c, d, t, air0, baffled)
+    for _ in range(step[j], STEP_BUDGET):
         a = min(AIR_MAX, a + supply - AIR_BASE_DEMAND - AIR_PER_DISTRICT * breathing)
     return a
 
@@ -186,7 +188,7 @@ def choose_targets(
                 if 0 <= rr < GRID and 0 <= cc < GRID and taken[rr * GRID + cc]:
                     crowd += 1
             load += EXCAVATION_SPILL * crowd
-            m, h = best_material(j, r, c, b_seams, components)
+            _, h = best_material(j, r, c, b_seams, components)
             if load > ROCK_SPAN + h:
                 continue
             key = (load + jitter[k]) * 64 + k
@@ -207,9 +209,13 @@ def ventilated_by(j, r, c, step, air0, vents, baffled) -> bool:
     for d in range(0, 5):
         rr = r + DIR_ROW[d]
         cc = c + DIR_COL[d]
-        if 0 <= rr < GRID and 0 <= cc < GRID and vents[j, rr, cc] != 0:
-            if steady(j, rr, cc, vents[j, rr, cc], step[j], air0, baffled):
-                return True
+        if (
+            0 <= rr < GRID
+            and 0 <= cc < GRID
+            and vents[j, rr, cc] != 0
+            and steady(j, rr, cc, vents[j, rr, cc], step[j], air0, baffled)
+        ):
+            return True
     return False
 
 
@@ -254,7 +260,7 @@ def plan_action(
         for c in range(GRID):
             breathing += cells[j, r, c] >= CORE
     planned = max(breathing, min(DISTRICT_GOAL, breathing + (DISTRICT_GOAL - opened)))
-    if projected_air(j, air, step, air0, vents, baffled, planned) <= AIR_OK + slack:
+    if projected_air(j, air, step, air0, vents, planned) <= AIR_OK + slack:
         best = -1
         best_air = 0
         best_d = 1
@@ -289,7 +295,7 @@ def plan_action(
         if on_seam(j, r, c, b_seams):
             load += SEAM_SHEAR
         if supports[j, r, c] == 0 and load > ROCK_SPAN:
-            m, h = best_material(j, r, c, b_seams, components)
+            m, _ = best_material(j, r, c, b_seams, components)
             if not on_seam(j, r, c, b_seams) and load <= ROCK_SPAN + HOLD_OFF_SEAM[TIMBER]:
                 m = TIMBER  # cheaper, and enough
             a = SUPPORT_BASE + (m - 1) * NUM_CELLS + k
@@ -405,7 +411,7 @@ def oracle_rollouts(
         for k in range(NUM_CELLS):
             jitter[k] = below(rng, 0, noise + 1) if noise > 0 else 0
         margin = below(rng, 0, 5) if j > 0 else 0
-        taps_wanted = 2 + below(rng, 0, 3) if j > 0 else 3
+        taps_wanted = 2 + below(rng, 0, 3) if j > 0 else 4
         slack = below(rng, 0, 10) if j > 0 else 2
         choose_targets(
             j, stress, seams, faults, research, components, margin, jitter, targets, ntargets

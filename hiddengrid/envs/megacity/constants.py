@@ -55,14 +55,14 @@ CORE_DELAY = 3  # a core comes online after this many steps in a row held and ve
 
 # --- air ---------------------------------------------------------------------------------------
 SHAFT_DRAFT = 2  # a shaft adds this draft along its direction in its own cell
-AIR_BASE_DEMAND = 1  # the outpost breathes
+AIR_BASE_DEMAND = 2  # the outpost breathes
 AIR_PER_DISTRICT = 1  # every core and district breathes, from the step it is built
 VENT_REACH = 1  # a core comes online only with a shaft within this Manhattan distance
 AIR_MAX = 100
 
 # --- power -------------------------------------------------------------------------------------
 POWER_INCOME = 0  # the outpost has no reactor of its own: geothermal taps are the income
-FAULT_TAP = 4  # per step, per conduit cell on a fault line (geothermal)
+FAULT_TAP = 5  # per step, per conduit cell on a fault line (geothermal)
 CONDUIT_LEAK = 1  # per step, per conduit cell off the fault line (it only carries losses)
 DISTRICT_UPKEEP = 2  # per step, per core and district, from the step it is built
 EXCAVATE_COST = 4
@@ -111,7 +111,7 @@ SEAM_LOAD_STEP = 5  # seam load accumulates downstream by this per cell
 FAULT_LOAD = 24  # the hidden stress concentration on a fault cell (a scan reveals it)
 FAULT_HALO = 8  # extra stress on the orthogonal neighbours of a fault cell (also hidden)
 ROCK_GRAIN = 8  # uniform 0..ROCK_GRAIN-1 of true stress per cell (in every observation)
-SURVEY_ERROR = 6  # the stress map is off by a fixed -6..+6 per cell (the scan does not fix it)
+SURVEY_ERROR = 8  # the stress map is off by a fixed -8..+8 per cell (the scan does not fix it)
 CHANNEL_SPEED = 2  # airflow magnitude in the draft channel, 1 elsewhere
 
 # --- actions -----------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ The geology, in the order it is drawn from the sub-env's own stream:
 4. **Airflow**: one prevailing direction for the whole region, speed 2 in a draft channel (the
    row or column along the prevailing direction through a drawn index), 1 elsewhere. The fault
    leaves no mark on it.
-5. **Survey error**: the stress map shown to the agent is off by a fixed -6..+6 per cell, for
+5. **Survey error**: the stress map shown to the agent is off by a fixed -8..+8 per cell, for
    the whole episode (a scan reveals the fault concentrations, not this error).
 """
 
@@ -184,7 +184,7 @@ def validate_scenario(scenario: Mapping[str, Any], config: Mapping[str, Any]) ->
     east, south, west); ``faults`` 5x5 of 0/1; no cell both on a seam and on a fault;
     ``stress`` 5x5 of 0..100 (the true stress, fault concentrations included); ``airflow``
     5x5x2 of -2..2 (``[row, col]`` components at step 0, row grows to the south); ``survey``
-    5x5 of -6..6 (the fixed error of the stress map shown to the agent). Anything else
+    5x5 of -8..8 (the fixed error of the stress map shown to the agent). Anything else
     (how many seams, their shape, the fault's shape) is a custom level and allowed.
     """
     check_keys(scenario, SCENARIO_KEYS)

@@ -194,7 +194,9 @@ class ScriptedAgent(BatchAgent):
 
 
 def scripted(name: str, mode: int) -> type[ScriptedAgent]:
-    return type(f"{name.title().replace('_', '')}Agent", (ScriptedAgent,), {"mode": mode, "name": name})
+    return type(
+        f"{name.title().replace('_', '')}Agent", (ScriptedAgent,), {"mode": mode, "name": name}
+    )
 
 
 class NoResearchExpert(ExpertAgent):

@@ -11,9 +11,9 @@ from hiddengrid.core.definition import Field
 from hiddengrid.core.kernel import inline, kernel
 from hiddengrid.envs.megacity.constants import (
     AIR_BASE_DEMAND,
+    AIR_MAX,
     AIR_OK,
     AIR_PER_DISTRICT,
-    AIR_MAX,
     AIR_START,
     AIRFLOW,
     BUILD_BASE,
@@ -262,11 +262,20 @@ def supply_facing(i, r, c, d, step, airflow0, baffled) -> int:
 
 @inline
 def shaft_supply(i, r, c, step, airflow0, vents, baffled) -> int:
-    """Air the cell's shaft draws (0 with no shaft)."""
+    """Air the cell's shaft draws now (0 with no shaft): what ventilates the cells in reach."""
     d = vents[i, r, c]
     if d == 0:
         return 0
     return supply_facing(i, r, c, d, step, airflow0, baffled)
+
+
+@inline
+def shaft_air(i: int, r: int, c: int, d: int, airflow0: np.ndarray) -> int:
+    """Air a shaft facing d (1..4) adds to the city every step: its draft plus the strength of
+    the current along its axis, whichever way the current runs (so the air index does not
+    swing with the reversals; the districts' ventilation does)."""
+    base = airflow0[i, r, c, 0] * DIR_ROW[d] + airflow0[i, r, c, 1] * DIR_COL[d]
+    return SHAFT_DRAFT + abs(base)
 
 
 @inline
@@ -280,13 +289,14 @@ def built(i: int, cells: np.ndarray) -> int:
 
 
 @inline
-def air_change(i, step, airflow0, vents, research, cells) -> int:
-    """Supply of every shaft minus AIR_BASE_DEMAND minus AIR_PER_DISTRICT per core and district."""
-    baffled = research[i, AIRFLOW] >= DECODED
+def air_change(i, airflow0, vents, cells) -> int:
+    """``shaft_air`` of every shaft minus AIR_BASE_DEMAND minus AIR_PER_DISTRICT per core and
+    district."""
     supply = 0
     for r in range(GRID):
         for c in range(GRID):
-            supply += shaft_supply(i, r, c, step, airflow0, vents, baffled)
+            if vents[i, r, c] != 0:
+                supply += shaft_air(i, r, c, vents[i, r, c], airflow0)
     return supply - AIR_BASE_DEMAND - AIR_PER_DISTRICT * built(i, cells)
 
 
@@ -312,9 +322,12 @@ def ventilated(i, r, c, step, airflow0, vents, baffled) -> bool:
     the districts that relied on it suffocate."""
     for rr in range(max(0, r - VENT_REACH), min(GRID, r + VENT_REACH + 1)):
         for cc in range(max(0, c - VENT_REACH), min(GRID, c + VENT_REACH + 1)):
-            if abs(rr - r) + abs(cc - c) <= VENT_REACH and vents[i, rr, cc] != 0:
-                if shaft_supply(i, rr, cc, step, airflow0, vents, baffled) > 0:
-                    return True
+            if (
+                abs(rr - r) + abs(cc - c) <= VENT_REACH
+                and vents[i, rr, cc] != 0
+                and shaft_supply(i, rr, cc, step, airflow0, vents, baffled) > 0
+            ):
+                return True
     return False
 
 
@@ -964,8 +977,8 @@ def step_one(
     )  # fmt: skip
     change = integrity_change(total, integrity[i])
     integrity[i] = min(INTEGRITY_START, max(0, integrity[i] + change))
-    # 3. air (the airflow the agent saw before acting), 4. power (a shortfall is a brownout)
-    air[i] = min(AIR_MAX, max(0, air[i] + air_change(i, step[i], airflow0, vents, research, cells)))
+    # 3. air, 4. power (a shortfall is a brownout)
+    air[i] = min(AIR_MAX, max(0, air[i] + air_change(i, airflow0, vents, cells)))
     p = power[i] + power_change(i, faults, conduits, cells)
     if p < 0:
         p = 0
