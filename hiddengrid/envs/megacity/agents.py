@@ -338,10 +338,10 @@ def expert_act(
         if starts[j]:
             ntargets[j] = -1
         if learn and research[j, GRAVITY] < 2:
-            out[j] = RESEARCH_BASE + GRAVITY
+            out[j] = RESEARCH_BASE + GRAVITY if mask[j, RESEARCH_BASE + GRAVITY] else WAIT
             continue
         if learn and faults[j, 0, 0] < 0:
-            out[j] = SCAN
+            out[j] = SCAN if mask[j, SCAN] else WAIT
             continue
         if ntargets[j] < 0:
             choose_targets(

@@ -55,7 +55,7 @@ CORE_DELAY = 3  # a core comes online after this many steps in a row held and ve
 
 # --- air ---------------------------------------------------------------------------------------
 SHAFT_DRAFT = 2  # a shaft adds this draft along its direction in its own cell
-AIR_BASE_DEMAND = 2  # the outpost breathes
+AIR_BASE_DEMAND = 0  # the outpost breathes through its own old shaft: only new buildings count
 AIR_PER_DISTRICT = 1  # every core and district breathes, from the step it is built
 VENT_REACH = 1  # a core comes online only with a shaft within this Manhattan distance
 AIR_MAX = 100

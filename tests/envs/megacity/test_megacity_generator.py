@@ -95,7 +95,7 @@ def test_the_survey_misses_the_fault_and_errs_by_a_bounded_fixed_amount(geology)
     assert (hidden[faults == 1] == FAULT_LOAD).all()
     assert set(np.unique(hidden[faults == 0])) == {0, FAULT_HALO}
     # No exact marker: fault cells are not told apart by their survey or their airflow.
-    speed = np.abs(geology["airflow0"]).max(axis=2)
+    speed = np.abs(geology["airflow0"]).max(axis=-1)
     assert set(np.unique(speed[faults == 1])) == {1, CHANNEL_SPEED}
     assert abs(shown[faults == 1].mean() - shown[faults == 0].mean()) < 6
 

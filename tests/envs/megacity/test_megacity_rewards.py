@@ -41,7 +41,7 @@ def test_operation_bonus_and_its_thresholds() -> None:
     _, r, *_, info = act(env, "wait")
     assert info["metrics"]["integrity"] == 80
     only(info, integrity_gain=2.0)
-    poke(env, air=62)  # 62 - 2 = 60: not above 60 (and integrity 80 settles no further)
+    poke(env, air=60)  # not above 60 (and integrity 80 settles no further)
     _, r, *_, info = act(env, "wait")
     only(info)
     assert r == 0.0
@@ -65,11 +65,11 @@ def test_air_gain_and_deficit() -> None:
     east = {(r, c): [0, 2] for r in range(5) for c in range(5)}
     env = make_env(scenario_with(airflow=east))
     poke(env, air=50)
-    act(env, "excavate", (0, 0))  # 50 - 2
-    _, r, *_, info = act(env, "vent", (0, 0), "east")  # + (2 + 2) - 2
-    assert info["metrics"]["air"] == 50
-    only(info, air_gain=2.0, air_deficit=-10.0)
-    assert r == -8.0
+    act(env, "excavate", (0, 0))  # nothing breathes yet: 50
+    _, r, *_, info = act(env, "vent", (0, 0), "east")  # + (2 + 2)
+    assert info["metrics"]["air"] == 54
+    only(info, air_gain=4.0, air_deficit=-6.0)
+    assert r == -2.0
 
 
 def test_district_term_per_activation() -> None:
@@ -145,7 +145,7 @@ def test_victory_only_at_step_40() -> None:
         act(env, "wait")
 
 
-@pytest.mark.parametrize("change", [{"integrity": 79}, {"air": 56}, {"power": 5}, {"districts": 5}])
+@pytest.mark.parametrize("change", [{"integrity": 79}, {"air": 54}, {"power": 5}, {"districts": 5}])
 def test_no_victory_below_any_threshold(change) -> None:
     env = make_env(scenario_with())
     _six_districts(env)
@@ -176,7 +176,8 @@ def test_collapse_ends_with_minus_40_and_pays_the_deficit() -> None:
 
 
 def test_suffocation_ends_with_minus_40() -> None:
-    env = make_env()
+    env = make_env(scenario_with())
+    state(env, "cells")[0, 0] = state(env, "cells")[0, 1] = 2  # two cores breathe, no shaft
     poke(env, air=3)
     _, r, term, _, info = act(env, "wait")
     assert not term and info["metrics"]["air"] == 1

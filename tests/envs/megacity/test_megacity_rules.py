@@ -37,7 +37,7 @@ def test_constants_of_the_docs_examples() -> None:
     assert (ROCK_SPAN, SEAM_SHEAR, EXCAVATION_SPILL, SEAM_RELIEF, CREEP) == (30, 16, 5, 12, 2)
     assert HOLD_OFF_SEAM.tolist() == [0, 10, 22, 26] and HOLD_ON_SEAM.tolist() == [0, 10, 0, 30]
     assert (CONDUIT_AMPLIFY, FAULT_TAP, CONDUIT_LEAK, DISTRICT_UPKEEP) == (8, 5, 1, 2)
-    assert (SHAFT_DRAFT, AIR_BASE_DEMAND, AIR_PER_DISTRICT, CORE_DELAY) == (2, 2, 1, 3)
+    assert (SHAFT_DRAFT, AIR_BASE_DEMAND, AIR_PER_DISTRICT, CORE_DELAY) == (2, 0, 1, 3)
     assert (FAULT_LOAD, FAULT_HALO) == (24, 8)
 
 
@@ -149,15 +149,16 @@ def test_example_6_conduits_tap_the_fault_and_leak_elsewhere() -> None:
 
 def test_example_7_balances_from_the_moment_a_core_is_built() -> None:
     """One core and one shaft across a still current: power -4, -3, -5 (build), then -2 a
-    step; air +2 - 2, then +2 - 2 - 1 a step from the build on."""
+    step; air +2 a step from the shaft on, 2 - 1 from the build on."""
     env = make_env(scenario_with(base_stress=10))
-    act(env, "excavate", (2, 2))  # power 46, air 85 - 2 = 83
-    act(env, "vent", (2, 2), "north")  # power 43, air 83
-    assert (state(env, "power"), state(env, "air")) == (43, 83)
-    act(env, "build", (2, 2))  # power 43 - 5 - 2 = 36, air 83 - 1 = 82
-    assert (state(env, "power"), state(env, "air")) == (36, 82)
+    act(env, "excavate", (2, 2))  # power 46, air 85
+    assert (state(env, "power"), state(env, "air")) == (46, 85)
+    act(env, "vent", (2, 2), "north")  # power 43, air 87
+    assert (state(env, "power"), state(env, "air")) == (43, 87)
+    act(env, "build", (2, 2))  # power 43 - 5 - 2 = 36, air 87 + 2 - 1 = 88
+    assert (state(env, "power"), state(env, "air")) == (36, 88)
     act(env, "wait")
-    assert (state(env, "power"), state(env, "air")) == (34, 81)
+    assert (state(env, "power"), state(env, "air")) == (34, 89)
 
 
 def test_example_8_a_brownout_shuts_every_district_down() -> None:
