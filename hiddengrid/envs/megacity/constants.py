@@ -1,4 +1,4 @@
-"""Megacity's numbers and codes (seed 004, SPEC section 6): every constant of the physics.
+"""Megacity's numbers and codes: every constant of the physics.
 
 The equations that use them are in ``rules.py`` and written out on the docs page (README.md).
 """
@@ -175,7 +175,7 @@ WAIT = RESEARCH_BASE + NUM_RULES
 SCAN = WAIT + 1
 NUM_ACTIONS = SCAN + 1
 
-# --- rewards (SPEC section 6) ------------------------------------------------------------------
+# --- rewards -----------------------------------------------------------------------------------
 REWARD_TERMS = (
     "integrity_gain",
     "air_gain",

@@ -1,4 +1,4 @@
-"""Megacity's rules (seed 004, SPEC section 6): every equation of the physics, in the order a
+"""Megacity's rules: every equation of the physics, in the order a
 step applies them. The docs page (README.md) writes the same equations out with examples.
 
 Plain scalar code over struct-of-arrays state, compiled by Numba; with NUMBA_DISABLE_JIT=1 it
@@ -185,7 +185,7 @@ VIEWS = (
 def phase(step: int) -> int:
     """+1 for steps 0-7, 16-23, 32-39; -1 for steps 8-15, 24-31: the airflow reversal.
 
-    The flips are exactly at steps 8, 16, 24 and 32 (SPEC section 6): the final observation,
+    The flips are exactly at steps 8, 16, 24 and 32: the final observation,
     at step 40, keeps the phase of step 39.
     """
     return 1 if (min(step, STEP_BUDGET - 1) // REVERSAL_PERIOD) % 2 == 0 else -1

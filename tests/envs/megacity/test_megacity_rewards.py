@@ -1,4 +1,4 @@
-"""Every reward term of SPEC section 6 on hand-built states; terms always sum to the reward."""
+"""Every reward term on hand-built states; terms always sum to the reward."""
 
 from __future__ import annotations
 
