@@ -8,7 +8,7 @@ runs as ordinary Python. Sub-env ``i`` of every array belongs to one episode.
 import numpy as np
 
 from hiddengrid.core.definition import Field
-from hiddengrid.core.kernel import inline, kernel
+from hiddengrid.core.kernel import inline, kernel, prange
 from hiddengrid.envs.megacity.constants import (
     AIR_BASE_DEMAND,
     AIR_MAX,
@@ -1046,7 +1046,35 @@ def reset_all(
         view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
         view_reversal, view_draft, view_conduit_effect, view_conduit_damps,
     )  # fmt: skip
-    for i in range(rng.shape[0]):
+    for i in prange(rng.shape[0]):
+        draw_scenario(rng, i, seams, faults, stress0, airflow0, survey)
+        begin_episode(
+            i, seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits,
+            stress, damped, progress, activated, step, integrity, air, power, districts,
+            research, components, scanned, power_paid, views, terms, mask,
+        )  # fmt: skip
+        done[i] = False
+        outcome[i] = RUNNING
+
+
+@kernel
+def reset_done(
+    rng, done, outcome,
+    seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits, stress, damped,
+    progress, activated, step, integrity, air, power, districts, research, components,
+    scanned, power_paid,
+    view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
+    view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask,
+) -> None:  # fmt: skip
+    """Starts a new episode in every sub-env whose ``done`` flag is set (same-step
+    autoreset): what ``step_all`` does for such a sub-env, without stepping the others."""
+    views = (
+        view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
+        view_reversal, view_draft, view_conduit_effect, view_conduit_damps,
+    )  # fmt: skip
+    for i in prange(rng.shape[0]):
+        if not done[i]:
+            continue
         draw_scenario(rng, i, seams, faults, stress0, airflow0, survey)
         begin_episode(
             i, seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits,
@@ -1070,7 +1098,7 @@ def step_all(
         view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
         view_reversal, view_draft, view_conduit_effect, view_conduit_damps,
     )  # fmt: skip
-    for i in range(actions.shape[0]):
+    for i in prange(actions.shape[0]):
         if done[i]:  # next-step autoreset: the action is ignored
             draw_scenario(rng, i, seams, faults, stress0, airflow0, survey)
             begin_episode(
