@@ -298,6 +298,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     check_output_path(args.json, "--json")
     llm_envs = [env_id for env_id, name in jobs if name == "llm"]
     if llm_envs:
+        if not args.base_url or not args.model:
+            raise CLIError("--agent llm needs --base-url and --model")
+        episodes = args.episodes if args.episodes is not None else DEFAULT_LLM_EPISODES
+        llm_config = _llm_config(args, llm_envs, episodes)  # the settings first, then the server
         _check_llm_server(args)
 
     def episodes_of(name: str) -> int:
@@ -315,7 +319,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     results = []
     total = sum(episodes_of(name) for _, name in jobs)
     with tqdm(total=total, unit="ep", file=sys.stderr) as bar:
-        llm_results = _run_llm(args, llm_envs, episodes_of("llm"), bar) if llm_envs else {}
+        llm_results = _run_llm(args, llm_config, bar) if llm_envs else {}
         for env_id, name in jobs:
             bar.set_description(f"{env_id.split('/')[-1]} {name}")
             if name == "llm":
@@ -350,14 +354,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_llm(args: argparse.Namespace, env_ids: list[str], episodes: int, bar: Any) -> dict:
-    """Runs (or resumes) the LLM agent on ``env_ids`` into one results folder."""
-    from hiddengrid.llm.client import LLMError
-    from hiddengrid.llm.run import RunConfig, RunDirError, run
-    from hiddengrid.llm.summary import eval_result
+def _llm_config(args: argparse.Namespace, env_ids: list[str], episodes: int) -> Any:
+    """The LLM run's settings, checked (before the server is contacted)."""
+    from hiddengrid.llm.run import RunConfig
 
     try:
-        config = RunConfig(
+        return RunConfig(
             envs=tuple(env_ids),
             model=args.model,
             base_url=args.base_url,
@@ -371,6 +373,14 @@ def _run_llm(args: argparse.Namespace, env_ids: list[str], episodes: int, bar: A
         )
     except ValueError as exc:
         raise CLIError(f"--agent llm: {exc}") from None
+
+
+def _run_llm(args: argparse.Namespace, config: Any, bar: Any) -> dict:
+    """Runs (or resumes) the LLM agent of ``config`` into one results folder."""
+    from hiddengrid.llm.client import LLMError
+    from hiddengrid.llm.run import RunDirError, run
+    from hiddengrid.llm.summary import eval_result
+
     bar.set_description(f"llm x{args.concurrency}")
     folder = Path(args.out) if args.out else config.default_dir()
     try:

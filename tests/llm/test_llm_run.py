@@ -254,16 +254,25 @@ def test_server_down_is_one_clear_line(tmp_path):
         text=True,
         timeout=120,
     )
-    assert proc.returncode != 0
+    # Every CLI error is one line on stderr and exit status 2 (checked before the run).
+    assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
-    last = proc.stderr.strip().splitlines()[-1]
-    assert last.startswith("error: cannot reach the server at http://127.0.0.1:9/v1")
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot connect" in lines[0] and "127.0.0.1:9" in lines[0]
 
 
-def test_http_errors_that_retrying_cannot_fix_stop_the_run(tmp_path):
+def _exit(argv: list[str], capsys) -> tuple[int, str]:
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = int(exc.code)
+    return code, capsys.readouterr().err
+
+
+def test_http_errors_that_retrying_cannot_fix_stop_the_run(tmp_path, capsys):
     with ScriptedServer(["mark"], failures=1, status=401) as server:
-        with pytest.raises(SystemExit, match="HTTP 401"):
-            main(_cli(server.url, tmp_path))
+        code, err = _exit(_cli(server.url, tmp_path), capsys)
+        assert code == 2 and "HTTP 401" in err
         assert server.served == 1
 
 
@@ -271,13 +280,14 @@ def test_http_errors_that_retrying_cannot_fix_stop_the_run(tmp_path):
     ("extra", "match"),
     [
         (["--trial-episodes", "3"], "multiple of trial episodes"),
-        (["--concurrency", "0"], "--concurrency must be at least 1"),
-        (["--max-tokens", "0"], "max tokens must be at least 1"),
+        (["--concurrency", "0"], "--concurrency: 0 is out of range"),
+        (["--max-tokens", "0"], "--max-tokens: 0 is out of range"),
     ],
 )
-def test_cli_rejects_bad_llm_options(extra, match, tmp_path):
-    with pytest.raises(SystemExit, match=match):
-        main(_cli("http://127.0.0.1:9/v1", tmp_path, *extra))
+def test_cli_rejects_bad_llm_options(extra, match, tmp_path, capsys):
+    # Settings are checked before the server is contacted (nothing listens on port 9).
+    code, err = _exit(_cli("http://127.0.0.1:9/v1", tmp_path, *extra), capsys)
+    assert code == 2 and match in err and len(err.strip().splitlines()) == 1
 
 
 def test_bench_llm_reports_each_concurrency(tmp_path, capsys):
