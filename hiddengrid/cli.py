@@ -1,5 +1,5 @@
-"""The ``hiddengrid`` command (also ``python -m hiddengrid``): eval | bench | record | play |
-report.
+"""The ``hiddengrid`` command (also ``python -m hiddengrid``): eval | bench | train | record |
+play | report | compile.
 
 Each subcommand is one ``add_<name>`` function that builds its parser and names the function
 that runs it; :data:`SUBCOMMANDS` lists them in ``--help`` order. Options several commands
@@ -13,6 +13,7 @@ argument errors, unknown names, unwritable output paths and missing optional pac
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import os
@@ -227,6 +228,24 @@ def add_eval(sub: Any) -> None:
     seed_option(p, 0, "episode k plays seed SEED+k (default 0)")
     env_args_option(p)
     json_option(p)
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="shard episodes over Ray tasks (a local Ray without ADDRESS); same results",
+    )
+    p.add_argument(
+        "--shard-size",
+        type=positive_int,
+        default=1000,
+        metavar="N",
+        help="episodes per Ray task with --ray (default 1000)",
+    )
+    p.add_argument(
+        "--checkpoint", metavar="FILE", help="for --agent ppo: a file written by hiddengrid train"
+    )
     llm = p.add_argument_group("llm agent (--agent llm)")
     llm.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
     llm.add_argument("--model", help="model name to request")
@@ -282,8 +301,10 @@ def eval_jobs(args: argparse.Namespace) -> list[tuple[str, str]]:
     for env_id in _unique(args.env) or list(ENV_IDS):
         agents = agents_of(env_id)
         for name in _unique(args.agent) or agents:
-            if name not in agents and name != "llm":
-                raise CLIError(f"{env_id} has no agent {name!r}; it has {', '.join(agents)}, llm")
+            if name not in agents and name not in ("llm", "ppo"):
+                raise CLIError(
+                    f"{env_id} has no agent {name!r}; it has {', '.join(agents)}, llm and ppo"
+                )
             jobs.append((env_id, name))
     return jobs
 
@@ -296,22 +317,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
         env_id: env_kwargs(env_id, args.env_arg) for env_id in dict.fromkeys(e for e, _ in jobs)
     }
     check_output_path(args.json, "--json")
-    llm_envs = [env_id for env_id, name in jobs if name == "llm"]
-    if llm_envs:
-        if not args.base_url or not args.model:
-            raise CLIError("--agent llm needs --base-url and --model")
-        episodes = args.episodes if args.episodes is not None else DEFAULT_LLM_EPISODES
-        llm_config = _llm_config(args, llm_envs, episodes)  # the settings first, then the server
-        _check_llm_server(args)
+    ppo_agent = _ppo_agent(args, jobs) if any(name == "ppo" for _, name in jobs) else None
 
     def episodes_of(name: str) -> int:
         if args.episodes is not None:
             return args.episodes
         return DEFAULT_LLM_EPISODES if name == "llm" else DEFAULT_EPISODES
 
+    llm_envs = [env_id for env_id, name in jobs if name == "llm"]
+    llm_config = _llm_config(args, llm_envs, episodes_of("llm")) if llm_envs else None
+
     # Compile first, saying so, so that the progress bar starts on real speeds.
     for env_id, kw in kwargs.items():
-        names = [name for e, name in jobs if e == env_id and name != "llm"]
+        names = [name for e, name in jobs if e == env_id and name not in ("llm", "ppo")]
         prepare(env_id, names, kw, say=lambda line: print(line, file=sys.stderr, flush=True))
 
     from tqdm import tqdm
@@ -319,11 +337,25 @@ def cmd_eval(args: argparse.Namespace) -> int:
     results = []
     total = sum(episodes_of(name) for _, name in jobs)
     with tqdm(total=total, unit="ep", file=sys.stderr) as bar:
-        llm_results = _run_llm(args, llm_config, bar) if llm_envs else {}
+        llm_results = _run_llm(args, llm_config, bar) if llm_config else {}
         for env_id, name in jobs:
             bar.set_description(f"{env_id.split('/')[-1]} {name}")
             if name == "llm":
                 results.append(llm_results[env_id])
+            elif args.ray is not None and name != "ppo":
+                from hiddengrid.ray_eval import ray_executor, run_sharded
+
+                result = run_sharded(
+                    env_id,
+                    name,
+                    episodes_of(name),
+                    seed=args.seed,
+                    shard_size=args.shard_size,
+                    executor=ray_executor(args.ray or None),
+                    env_kwargs=kwargs[env_id],
+                )
+                bar.update(result.episodes)
+                results.append(result)
             else:
                 result = run_episodes(
                     env_id,
@@ -332,6 +364,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                     seed=args.seed,
                     progress=bar.update,
                     env_kwargs=kwargs[env_id],
+                    agent_factory=ppo_agent if name == "ppo" else None,
                 )
                 results.append(result)
     head = (
@@ -354,12 +387,38 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ppo_agent(args: argparse.Namespace, jobs: list[tuple[str, str]]) -> Callable[..., Any]:
+    """A factory for the checkpoint's agent; checks the file and its env before any episode."""
+    if not args.checkpoint:
+        raise CLIError("--agent ppo needs --checkpoint FILE (written by hiddengrid train)")
+    try:
+        from hiddengrid.train.agent import PPOAgent
+        from hiddengrid.train.checkpoint import load_checkpoint
+    except ImportError as exc:
+        raise CLIError(
+            f"--agent ppo needs the train extra (pip install 'hiddengrid[train]'): {exc}"
+        ) from None
+    try:
+        _, config, _ = load_checkpoint(args.checkpoint)
+    except (OSError, ValueError) as exc:
+        raise CLIError(f"--checkpoint {args.checkpoint!r}: {exc}") from None
+    for env_id, name in jobs:
+        if name == "ppo" and env_id != config.env_id:
+            raise CLIError(
+                f"checkpoint {args.checkpoint!r} was trained on {config.env_id}, not {env_id}; "
+                f"pass --env {config.env_id}"
+            )
+    return functools.partial(PPOAgent, checkpoint=args.checkpoint)
+
+
 def _llm_config(args: argparse.Namespace, env_ids: list[str], episodes: int) -> Any:
-    """The LLM run's settings, checked (before the server is contacted)."""
+    """The LLM run's settings and its server, checked before any work starts."""
     from hiddengrid.llm.run import RunConfig
 
+    if not args.base_url or not args.model:
+        raise CLIError("--agent llm needs --base-url and --model")
     try:
-        return RunConfig(
+        config = RunConfig(
             envs=tuple(env_ids),
             model=args.model,
             base_url=args.base_url,
@@ -373,10 +432,12 @@ def _llm_config(args: argparse.Namespace, env_ids: list[str], episodes: int) -> 
         )
     except ValueError as exc:
         raise CLIError(f"--agent llm: {exc}") from None
+    _check_llm_server(args)
+    return config
 
 
 def _run_llm(args: argparse.Namespace, config: Any, bar: Any) -> dict:
-    """Runs (or resumes) the LLM agent of ``config`` into one results folder."""
+    """Runs (or resumes) the LLM agent into one results folder."""
     from hiddengrid.llm.client import LLMError
     from hiddengrid.llm.run import RunDirError, run
     from hiddengrid.llm.summary import eval_result
@@ -413,7 +474,7 @@ def _run_llm(args: argparse.Namespace, config: Any, bar: Any) -> dict:
 
 
 def _check_llm_server(args: argparse.Namespace) -> None:
-    """The LLM options and the server, checked before any work starts."""
+    """The server named by ``--base-url``: an http(s) URL that accepts a connection."""
     from urllib.parse import urlparse
 
     if not args.base_url or not args.model:
@@ -502,6 +563,11 @@ def add_bench(sub: Any) -> None:
         metavar="K",
         help="concurrency levels compared (--llm, default 1 64)",
     )
+    p.add_argument(
+        "--train",
+        action="store_true",
+        help="instead: PPO training steps/s, ours against Stable-Baselines3, on the first --env",
+    )
     p.set_defaults(func=cmd_bench)
 
 
@@ -509,6 +575,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     check_output_path(args.json, "--json")
     if args.llm:
         return _bench_llm(args)
+    if args.train:
+        from hiddengrid.train.bench import run_train_bench
+
+        env_id = (args.env or ["hiddengrid/AnomalyMapping-v0"])[0]
+        return run_train_bench(env_id, seconds=args.seconds)
     from hiddengrid.bench import format_table, run_bench
 
     env_ids = _unique(args.env) or list(ENV_IDS)
@@ -532,6 +603,84 @@ def _bench_llm(args: argparse.Namespace) -> int:
     print(format_rows(rows, args.llm_latency))
     if args.json:
         _write_json(args.json, [r.as_dict() for r in rows])
+    return 0
+
+
+# --- train ------------------------------------------------------------------------------------
+
+
+def add_train(sub: Any) -> None:
+    p = sub.add_parser(
+        "train",
+        help="train PPO on the native vector env (needs the train extra)",
+        description="PPO (PyTorch) on the native vector env with the flat observation path: "
+        "feed-forward or recurrent policy, masks and multi-discrete actions handled. Writes a "
+        "checkpoint, the learning curve as CSV and PNG, and optionally TensorBoard logs.",
+        epilog_fn=ids_and_agents,
+    )
+    p.add_argument("--env", required=True, type=env_id_arg, metavar="ID", help="env id")
+    p.add_argument(
+        "--steps", type=positive_int, default=1_500_000, help="env steps (default 1,500,000)"
+    )
+    seed_option(p, 0, "training seed (default 0)")
+    p.add_argument(
+        "--policy", default="mlp", choices=("mlp", "gru", "lstm"), help="network (default mlp)"
+    )
+    p.add_argument(
+        "--memory-across-episodes",
+        action="store_true",
+        help="recurrent memory kept across episodes, previous action/reward/end fed back",
+    )
+    p.add_argument("--out", metavar="DIR", help="default runs/<Env>-<policy>-s<seed>")
+    p.add_argument("--device", default="auto", help="auto (CUDA when present), cpu, cuda[:N]")
+    p.add_argument("--num-envs", type=positive_int, help="sub-envs (default 256)")
+    p.add_argument("--rollout", type=positive_int, help="steps per sub-env per update (default 64)")
+    p.add_argument("--hidden", type=positive_int, help="layer width (default 128)")
+    p.add_argument("--learning-rate", type=positive_float, help="Adam step size (default 3e-4)")
+    p.add_argument("--entropy-coef", type=nonnegative_float, help="entropy bonus (default 0.01)")
+    p.add_argument("--threads", type=positive_int, help="torch CPU threads (default 1)")
+    p.add_argument("--tensorboard", action="store_true", help="also log to DIR/tensorboard")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_train)
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    try:
+        from hiddengrid.train import PPOConfig, PPOTrainer
+    except ImportError as exc:
+        raise CLIError(
+            f"train needs the train extra (pip install 'hiddengrid[train]'): {exc}"
+        ) from None
+    settings = {
+        "env_id": args.env,
+        "total_steps": args.steps,
+        "seed": args.seed,
+        "policy": args.policy,
+        "memory_across_episodes": args.memory_across_episodes,
+        "device": args.device,
+    }
+    for name in ("num_envs", "rollout", "hidden", "learning_rate", "entropy_coef", "threads"):
+        value = getattr(args, name)
+        if value is not None:
+            settings[name] = value
+    try:
+        config = PPOConfig.from_dict(settings)
+        trainer = PPOTrainer(config, args.out)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    result = trainer.run(progress=not args.quiet, tensorboard=args.tensorboard)
+    seconds = result.seconds
+    total = sum(seconds.values()) or 1.0
+    split = ", ".join(f"{k} {v / total:.0%}" for k, v in seconds.items())
+    print(
+        f"{args.env} {config.policy}: {result.steps:,} steps at {result.steps_per_second:,.0f} "
+        f"steps/s ({split}); success over the last 10 % of training: "
+        f"{result.success_rate:.1%}"
+    )
+    print(f"wrote {result.csv}, {result.checkpoint}" + (f", {result.plot}" if result.plot else ""))
+    print(
+        f"score it: hiddengrid eval --env {args.env} --agent ppo --checkpoint {result.checkpoint}"
+    )
     return 0
 
 
@@ -647,14 +796,44 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- compile ----------------------------------------------------------------------------------
+
+
+def add_compile(sub: Any) -> None:
+    p = sub.add_parser(
+        "compile",
+        help="compile every kernel into Numba's disk cache (run once before starting workers)",
+        description="Runs every compiled path of each env once (single env, vector env in each "
+        "autoreset mode, every agent), so fresh worker processes load machine code from the "
+        "cache instead of compiling it.",
+        epilog_fn=ids_and_agents,
+    )
+    env_option(p)
+    p.set_defaults(func=cmd_compile)
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    import time
+
+    from hiddengrid.warmup import warm_env
+
+    for env_id in _unique(args.env) or list(ENV_IDS):
+        start = time.perf_counter()
+        warm_env(env_id)
+        print(f"{env_id}: ready ({time.perf_counter() - start:.1f} s)", flush=True)
+    return 0
+
+
 # --- the command ------------------------------------------------------------------------------
 
 SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (
     add_eval,
     add_bench,
+    add_train,
     add_record,
     add_play,
     add_report,
+    add_compile,
 )
 
 

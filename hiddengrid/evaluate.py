@@ -33,6 +33,7 @@ class EvalResult:
     mean_length: float
     outcomes: dict[str, int] = field(default_factory=dict)
     returns: list[float] = field(default_factory=list, repr=False)
+    lengths: list[int] = field(default_factory=list, repr=False)
 
     @property
     def success_rate(self) -> float:
@@ -116,11 +117,15 @@ def run_episodes(
     batch_size: int = 4096,
     progress: Callable[[int], None] | None = None,
     env_kwargs: dict[str, Any] | None = None,
+    agent_factory: Callable[..., Any] | None = None,
 ) -> EvalResult:
     """``episodes`` seeded episodes of ``agent_name``: episode ``k`` is the first episode of a
-    single env reset with ``seed + k``, whatever ``batch_size``."""
+    single env reset with ``seed + k``, whatever ``batch_size``. ``agent_factory(env, seed=...)``
+    builds the agent when it is not one of the env's own (a trained policy, e.g. ``--agent
+    ppo``); ``agent_name`` then only labels the result."""
     definition = definition_of(env_id)
-    if agent_name not in definition.agents:
+    make_agent = agent_factory or definition.agents.get(agent_name)
+    if make_agent is None:
         raise ValueError(
             f"{env_id} has no agent {agent_name!r}; it has {sorted(definition.agents)}"
         )
@@ -136,7 +141,7 @@ def run_episodes(
         env = gym.make_vec(
             env_id, num_envs=n, vectorization_mode="vector_entry_point", **(env_kwargs or {})
         )
-        agent = definition.agents[agent_name](env.unwrapped, seed=seed + offset)
+        agent = make_agent(env.unwrapped, seed=seed + offset)
         obs, _ = env.reset(seed=seed + offset)
         active = np.ones(n, dtype=bool)
         starts = np.ones(n, dtype=bool)
@@ -175,4 +180,5 @@ def run_episodes(
         mean_length=float(np.mean(lengths)) if lengths else 0.0,
         outcomes=dict(sorted(outcomes.items())),
         returns=returns,
+        lengths=lengths,
     )

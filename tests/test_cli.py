@@ -86,18 +86,6 @@ def test_bench_reports_every_configuration(capsys, tmp_path):
         assert rows[0]["ratio_to_minigrid"] > 0
 
 
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [(["--threads-n", "-1"], "--threads-n"), (["--scaling", "0"], "--scaling")],
-)
-def test_bench_refuses_bad_sizes_in_one_line(args, message, capsys):
-    with pytest.raises(SystemExit) as err:
-        main(["bench", "--env", ID, *args])
-    assert err.value.code == 2
-    lines = capsys.readouterr().err.strip().splitlines()
-    assert len(lines) == 1 and message in lines[0] and "out of range" in lines[0]
-
-
 def test_record_writes_an_animated_gif(tmp_path, capsys):
     from PIL import Image
 

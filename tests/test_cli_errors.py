@@ -53,6 +53,8 @@ BAD = [
     ["bench", "--seconds", "0"],
     ["bench", "--seconds", "nan"],
     ["bench", "--sizes", "0"],
+    ["bench", "--threads-n", "-1"],
+    ["bench", "--scaling", "0"],
     ["bench", "--json", "/no/such/folder/b.json"],
     ["record", ID, "--fps", "0", "--out", "x.gif"],
     ["record", ID, "--out", "x.mp4"],

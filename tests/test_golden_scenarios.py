@@ -21,7 +21,7 @@ PINNED = {
     "hiddengrid/InvertedTreasure-v0": "db3140c20ce72d37",
     "hiddengrid/InvertedTreasure-Scout-v0": "db3140c20ce72d37",
     "hiddengrid/SquadRecon-v0": "085260325c1c1469",
-    "hiddengrid/Megacity-v0": "c0d512bd7dd78f3a",
+    "hiddengrid/Megacity-v0": "8b038565b316629e",
 }
 
 

@@ -120,8 +120,9 @@ def test_thinking_beside_the_answer_is_in_the_viewer(tmp_path):
 
 
 def test_report_of_a_folder_that_is_not_a_run(tmp_path, capsys):
-    assert main(["report", str(tmp_path)]) == 2  # one line on stderr, exit status 2
-    assert "not a run folder" in capsys.readouterr().err
+    assert main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not a run folder" in err[0]
 
 
 def test_record_html_shows_a_numeric_agent_in_the_same_viewer(tmp_path, capsys):
@@ -143,4 +144,5 @@ def test_record_html_shows_a_numeric_agent_in_the_same_viewer(tmp_path, capsys):
 
 def test_record_needs_an_output(capsys):
     assert main(["record", ID]) == 2
-    assert "--out FILE.gif, --html FILE.html" in capsys.readouterr().err
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--out FILE.gif, --html FILE.html" in err[0]

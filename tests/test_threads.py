@@ -7,6 +7,10 @@ observations, rewards, flags, infos, and at the end every array of the batch.
 
 from __future__ import annotations
 
+import inspect
+import os
+import subprocess
+import sys
 from typing import Any
 
 import numba
@@ -17,8 +21,14 @@ from helpers import make_vec, random_actions
 from hiddengrid.core import kernel
 from hiddengrid.registry import ENV_IDS, definition_of
 
-# Megacity's batch loops are not written with prange yet (its redesign lands separately).
-THREADED_IDS = [env_id for env_id in ENV_IDS if "Megacity" not in env_id]
+
+def threaded(env_id: str) -> bool:
+    """Whether the env's batch loop is written ``for i in prange(...)`` (an env whose loop is
+    still a ``range`` runs serially on any thread count; it joins these tests once it has one)."""
+    return "prange(" in inspect.getsource(definition_of(env_id).step_all.py_func)
+
+
+THREADED_IDS = [env_id for env_id in ENV_IDS if threaded(env_id)]
 POOL = numba.config.NUMBA_NUM_THREADS
 # Every thread count the pool allows, up to 3: with 37 sub-envs the chunks are uneven.
 THREAD_COUNTS = [t for t in (2, 3) if t <= POOL]
@@ -98,10 +108,16 @@ def test_two_envs_with_their_own_thread_counts_interleaved() -> None:
 
 
 def test_default_thread_count_follows_the_batch_size() -> None:
-    small = kernel.PARALLEL_MIN_ENVS - 1
-    assert kernel.resolve_num_threads(None, small) == 1
-    assert kernel.resolve_num_threads(None, kernel.PARALLEL_MIN_ENVS) == kernel.max_threads()
-    assert 1 <= kernel.max_threads() <= POOL
+    share = kernel.ENVS_PER_THREAD
+    cores = kernel.max_threads()
+    assert 1 <= cores <= POOL
+    assert kernel.resolve_num_threads(None, 1) == 1
+    assert kernel.resolve_num_threads(None, 2 * share - 1) == 1
+    assert kernel.resolve_num_threads(None, 2 * share) == min(2, cores)
+    assert kernel.resolve_num_threads(None, 10**6) == cores
+    for n in (1, 100, 1000, 5000, 10**5):
+        threads = kernel.resolve_num_threads(None, n)
+        assert threads == 1 or n // threads >= share
     assert make_vec(THREADED_IDS[0], 4).unwrapped.num_threads == 1
 
 
@@ -149,3 +165,43 @@ def test_agents_act_the_same_on_any_thread_count(env_id: str, agent_name: str) -
     serial = agent_actions(env_id, agent_name, 1)
     for threads in THREAD_COUNTS:
         assert agent_actions(env_id, agent_name, threads) == serial
+
+
+def test_the_batch_loops_are_parallel() -> None:
+    for name in ("AnomalyMapping", "FieldCipher", "InvertedTreasure", "SquadRecon"):
+        assert threaded(f"hiddengrid/{name}-v0")
+        assert "prange(" in inspect.getsource(definition_of(f"hiddengrid/{name}-v0").reset_all)
+
+
+@pytest.mark.parametrize("preset", [None, "active"])
+def test_thread_pool_start_leaves_the_environment_as_it_was(preset: str | None) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in kernel.WAIT_SETTINGS}
+    if preset is not None:
+        env["OMP_WAIT_POLICY"] = preset
+    code = (
+        "import os, numba; from hiddengrid.core import kernel; kernel.start_thread_pool(); "
+        "print(numba.threading_layer() in ('omp', 'tbb', 'workqueue'), "
+        "os.environ.get('OMP_WAIT_POLICY'))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["True", str(preset)]
+
+
+def test_agents_run_in_a_fresh_process_on_one_thread() -> None:
+    """Agents with thread scratch call ``get_thread_id()`` even on one thread; in a process
+    where no parallel code has run, that needs Numba's pool started (it crashed before)."""
+    code = (
+        "import numpy as np, gymnasium as gym, hiddengrid\n"
+        "from hiddengrid.registry import definition_of\n"
+        f"for env_id in {THREADED_IDS!r}:\n"
+        "    venv = gym.make_vec(env_id, num_envs=1, vectorization_mode='vector_entry_point')\n"
+        "    obs, _ = venv.reset(seed=1)\n"
+        "    for name, cls in definition_of(env_id).agents.items():\n"
+        "        agent = cls(venv.unwrapped, seed=0)\n"
+        "        agent.act(obs, np.ones(1, dtype=bool))\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.split() == ["ok"], out.stderr[-2000:]

@@ -188,7 +188,8 @@ class FlatVectorEnv(VectorWrapper):
     Steps and resets the wrapped env as usual (actions are checked, ``info`` is unchanged) and
     encodes straight from the batch's state arrays, which the wrapped env updates in place, so
     the Dict is never looked at key by key. ``out`` is reused: copy a returned observation if
-    you keep it across steps.
+    you keep it across steps. Under same-step autoreset ``info["final_obs"]`` holds flat
+    vectors too.
     """
 
     def __init__(self, env: Any) -> None:
@@ -220,6 +221,11 @@ class FlatVectorEnv(VectorWrapper):
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         _, reward, terminated, truncated, info = self.env.step(actions)
+        if "final_obs" in info:  # same-step autoreset: the ended episodes' last observations
+            final = info["final_obs"].copy()
+            for i in np.flatnonzero(info["_final_obs"]):
+                final[i] = self.encoder.encode(final[i])
+            info = {**info, "final_obs": final}
         return self._flat(), reward, terminated, truncated, info
 
 

@@ -67,10 +67,12 @@ ensure_cache_location()
 
 kernel = njit(cache=True, _nrt=False)
 inline = njit(cache=True, inline="always")
+prange = numba.prange  # the batch loop: ``for i in prange(n)`` (see above)
 
-# Below this many sub-envs a parallel kernel call costs more than it saves (measured in
-# ``hiddengrid bench --threads``; docs/performance.md): the default is then one thread.
-PARALLEL_MIN_ENVS = 256
+# The default thread count gives each thread at least this many sub-envs: a parallel call costs
+# 10-35 us more than a serial one here (waking the sleeping threads), a sub-env step 30-200 ns,
+# so smaller shares lose more than they gain (``hiddengrid bench --scaling``, docs/performance.md).
+ENVS_PER_THREAD = 512
 
 _TWINS: dict[Any, Any] = {}
 
@@ -115,11 +117,11 @@ def max_threads() -> int:
 
 
 def resolve_num_threads(num_threads: object, num_envs: int) -> int:
-    """The thread count a batch of ``num_envs`` runs on: ``None`` picks one thread below
-    :data:`PARALLEL_MIN_ENVS` sub-envs and every usable core from there; an int is taken as
-    given, within ``1..NUMBA_NUM_THREADS``."""
+    """The thread count a batch of ``num_envs`` runs on: ``None`` picks as many threads as give
+    each at least :data:`ENVS_PER_THREAD` sub-envs, up to every usable core (so one thread below
+    twice that); an int is taken as given, within ``1..NUMBA_NUM_THREADS``."""
     if num_threads is None:
-        return max_threads() if num_envs >= PARALLEL_MIN_ENVS else 1
+        return max(1, min(max_threads(), num_envs // ENVS_PER_THREAD))
     pool = numba.config.NUMBA_NUM_THREADS
     if (
         isinstance(num_threads, bool)
@@ -133,6 +135,42 @@ def resolve_num_threads(num_threads: object, num_envs: int) -> int:
     return num_threads
 
 
+# Environment variables by which a user has already chosen how OpenMP threads wait.
+WAIT_SETTINGS = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME")
+_pool_started = False
+
+
+def start_thread_pool() -> None:
+    """Starts Numba's thread pool, with OpenMP threads that sleep when they wait.
+
+    GNU OpenMP's default is to spin at the end of each parallel call. On cores shared with other
+    work (other processes, or PyTorch's own threads in a training loop) a spinning thread holds
+    the core that the thread still working needs: on this 2-core machine under load, a
+    2-thread AnomalyMapping step at N=4096 measured between 1x and 30x slower than one thread,
+    against 1.3x faster with sleeping threads (docs/performance.md). The setting is made only
+    while Numba loads its OpenMP runtime and is removed from the environment right after, and
+    only when nobody chose one: a pool already started, or any of :data:`WAIT_SETTINGS` set by
+    the user, is left as it is.
+    """
+    global _pool_started
+    if _pool_started:
+        return
+    _pool_started = True
+    try:
+        numba.threading_layer()
+        return  # started before us: its settings stand
+    except ValueError:
+        pass
+    if any(name in os.environ for name in WAIT_SETTINGS):
+        numba.get_num_threads()  # starts the pool
+        return
+    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    try:
+        numba.get_num_threads()
+    finally:
+        del os.environ["OMP_WAIT_POLICY"]
+
+
 def run_on(num_threads: int, dispatcher: Any, *args: Any) -> None:
     """Calls a kernel on ``num_threads`` threads: the serial dispatcher for one, else its
     parallel twin after setting the calling thread's Numba thread count (thread-local, so
@@ -140,6 +178,8 @@ def run_on(num_threads: int, dispatcher: Any, *args: Any) -> None:
     if num_threads == 1:
         dispatcher(*args)
         return
+    if not _pool_started:
+        start_thread_pool()
     numba.set_num_threads(num_threads)
     parallel_twin(dispatcher)(*args)
 
@@ -157,5 +197,10 @@ def direct_entry(dispatcher: Any, *args: Any) -> Any:
 def thread_scratch(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     """Scratch memory for a ``prange`` loop: one block of ``shape`` per pool thread, taken as
     ``scratch[numba.get_thread_id()]`` inside the loop body. Each sub-env must overwrite what it
-    reads of its block, so the result does not depend on which thread ran it."""
+    reads of its block, so the result does not depend on which thread ran it.
+
+    Starts Numba's thread pool: compiled ``get_thread_id()`` reads the pool's state, and in a
+    process where no parallel code has run yet even the serial (one-thread) kernel would crash
+    on it."""
+    start_thread_pool()
     return np.zeros((numba.config.NUMBA_NUM_THREADS, *shape), dtype=dtype)

@@ -78,6 +78,7 @@ class HiddenGridEnv(gym.Env):
         "_upper",
         "_copy_row",
         "_step_kernel",
+        "_reset_kernel",
     )
 
     def _build_fast_path(self) -> None:
@@ -87,6 +88,11 @@ class HiddenGridEnv(gym.Env):
                 (k, self.batch.fields[n]) for k, n in self.definition.observation.items()
             )
         ]
+        self._step_kernel: Any = None  # resolved on the first step
+        self._reset_kernel: Any = None  # resolved on the first reset
+        self._build_action_path()
+
+    def _build_action_path(self) -> None:
         space = self.action_space
         self._discrete_n = int(space.n) if isinstance(space, spaces.Discrete) else 0
         self._action = np.zeros((1, *space.shape), dtype=np.int64)
@@ -98,7 +104,6 @@ class HiddenGridEnv(gym.Env):
             self._row_strides = (8,)
             self._upper = np.asarray(space.nvec, dtype=np.int64)
             self._copy_row = direct_entry(copy_if_in_range, self._upper, self._upper, self._action)
-        self._step_kernel: Any = None  # resolved on the first step
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -108,8 +113,19 @@ class HiddenGridEnv(gym.Env):
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        # The fast path is rebuilt on first use, not here: unpickling can reach the env through
+        # a reference cycle (a space holding one of the env's methods) before the objects its
+        # state points to are themselves restored.
         self.__dict__.update(state)
-        self._build_fast_path()
+
+    def __getattr__(self, name: str) -> Any:
+        # Reached only when normal lookup fails: once per fast-path attribute after a copy.
+        fast = name in type(self)._FAST_PATH and "_obs_rows" not in self.__dict__
+        if fast and "batch" in self.__dict__:
+            self._build_fast_path()
+            if name in self.__dict__:
+                return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # --- Gymnasium API -------------------------------------------------------------------
     def reset(
@@ -125,10 +141,17 @@ class HiddenGridEnv(gym.Env):
         if seed is not None:
             self.batch.seed(seed_array(seed, 1))
             self._seeded = True
+        if self._action is None:
+            self._build_action_path()
+        batch = self.batch
         if scenarios is None:
-            self.batch.reset_all()
+            if self._reset_kernel is None:
+                self._reset_kernel = direct_entry(self.definition.reset_all, *batch._reset_args)
+            self._reset_kernel(*batch._reset_args)  # what batch.reset_all() does, for one
+            batch.reward[0] = 0.0
+            batch.terminated[0] = False
         else:
-            self.batch.load_scenario(0, scenarios[0])
+            batch.load_scenario(0, scenarios[0])
         self._running = True
         if self.render_mode == "human":
             self.render()

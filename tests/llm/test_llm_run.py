@@ -254,25 +254,34 @@ def test_server_down_is_one_clear_line(tmp_path):
         text=True,
         timeout=120,
     )
-    # Every CLI error is one line on stderr and exit status 2 (checked before the run).
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "cannot connect" in lines[0] and "127.0.0.1:9" in lines[0]
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("hiddengrid eval: error: --base-url http://127.0.0.1:9/v1")
+    assert "cannot connect" in last
 
 
-def _exit(argv: list[str], capsys) -> tuple[int, str]:
+def cli_error(argv: list[str], capsys: pytest.CaptureFixture, during_run: bool = False) -> bool:
+    """Runs the CLI expecting its one-line error and exit status 2; keeps the line. An error
+    found before the run is all that is printed; one met during the run follows the progress
+    bar's lines."""
     try:
         code = main(argv)
     except SystemExit as exc:
-        code = int(exc.code)
-    return code, capsys.readouterr().err
+        code = exc.code
+    err = capsys.readouterr().err
+    lines = err.replace("\r", "\n").strip().splitlines()
+    assert code == 2 and "Traceback" not in err, err
+    assert during_run or len(lines) == 1, lines
+    capsys.last = lines[-1]
+    assert capsys.last.startswith("hiddengrid eval: error: ")
+    return True
 
 
 def test_http_errors_that_retrying_cannot_fix_stop_the_run(tmp_path, capsys):
     with ScriptedServer(["mark"], failures=1, status=401) as server:
-        code, err = _exit(_cli(server.url, tmp_path), capsys)
-        assert code == 2 and "HTTP 401" in err
+        assert cli_error(_cli(server.url, tmp_path), capsys, during_run=True)
+        assert "HTTP 401" in capsys.last
         assert server.served == 1
 
 
@@ -285,9 +294,9 @@ def test_http_errors_that_retrying_cannot_fix_stop_the_run(tmp_path, capsys):
     ],
 )
 def test_cli_rejects_bad_llm_options(extra, match, tmp_path, capsys):
-    # Settings are checked before the server is contacted (nothing listens on port 9).
-    code, err = _exit(_cli("http://127.0.0.1:9/v1", tmp_path, *extra), capsys)
-    assert code == 2 and match in err and len(err.strip().splitlines()) == 1
+    # The options are checked before the (absent) server is tried.
+    assert cli_error(_cli("http://127.0.0.1:9/v1", tmp_path, *extra), capsys)
+    assert match in capsys.last
 
 
 def test_bench_llm_reports_each_concurrency(tmp_path, capsys):

@@ -139,3 +139,21 @@ def test_flat_vector_env_matches_the_dict_and_the_single_env(env_id: str) -> Non
         ended = terminated.copy()
     assert singles[0].observation_space.shape == (flat.encoder.size,)
     assert flat.single_observation_space.contains(obs[0])
+
+
+def test_same_step_autoreset_gives_flat_final_observations() -> None:
+    env_id = "hiddengrid/AnomalyMapping-v0"
+    venv = gym.make_vec(
+        env_id, num_envs=4, vectorization_mode="vector_entry_point", autoreset_mode="SameStep"
+    )
+    flat = FlatVectorEnv(venv)
+    encoder = FlatEncoder(venv.single_observation_space)
+    obs, _ = flat.reset(seed=1)
+    for _ in range(40):
+        obs, _, terminated, _, info = flat.step(np.full(4, 6))  # Mark: every episode ends
+        assert terminated.all()
+        np.testing.assert_array_equal(obs, encoder.encode(venv.unwrapped._observation(), 4))
+        for i in range(4):
+            final = info["final_obs"][i]
+            assert final.shape == (encoder.size,) and final.dtype == np.float32
+            assert final[40] == 29 / 30  # one step taken: steps_left 29, scaled

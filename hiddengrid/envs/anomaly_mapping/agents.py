@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import get_thread_id, njit, prange
 
 from hiddengrid.core.agents import BatchAgent, RandomAgent
-from hiddengrid.core.kernel import run_on
+from hiddengrid.core.kernel import run_on, thread_scratch
 from hiddengrid.envs.anomaly_mapping.constants import (
     DIR_COL,
     DIR_ROW,
@@ -215,8 +215,9 @@ def _extend(bounds, i, r, c):
 
 @njit(cache=True)
 def heuristic_act(
-    view, facing, starts, pos, bounds, tiles, belief, last_move, last_facing, last_view, out
-):
+    view, facing, starts, pos, bounds, tiles, belief, last_move, last_facing, last_view, out,
+    blockeds, masses, keepss, paths,
+):  # fmt: skip
     """Dead-reckoning coverage. The agent keeps its position relative to its start tile and a
     map of tiles it walked (free) or bumped into (blocked): a move that turns the agent's facing
     went through, one that does not was blocked. To keep that readable it never steps into an
@@ -224,12 +225,14 @@ def heuristic_act(
     an all-zero window has not ruled out, within the grid the walked span allows) it takes the
     move whose window rules out the most, pulled towards the remaining mass when nothing is near.
     Once the window reads a non-zero level it climbs the field; it marks where the centre reads
-    2 or more, which is always right."""
-    blocked = np.zeros(4, dtype=np.bool_)
-    mass = np.zeros((BOX, BOX))
-    keeps = np.zeros((PLAN_DEPTH + 1, BOX, BOX))
-    path = np.zeros((PLAN_DEPTH, 6))
-    for i in range(out.shape[0]):
+    2 or more, which is always right. The last four arrays are thread scratch
+    (``hiddengrid.core.kernel.thread_scratch``), written in full before they are read."""
+    for i in prange(out.shape[0]):
+        t = get_thread_id()
+        blocked = blockeds[t]
+        mass = masses[t]
+        keeps = keepss[t]
+        path = paths[t]
         if starts[i]:
             pos[i, 0] = ORIGIN
             pos[i, 1] = ORIGIN
@@ -306,9 +309,15 @@ class FieldSweepAgent(BatchAgent):
         self.last_facing = np.zeros(n, dtype=np.int64)
         self.last_view = np.zeros((n, 3, 3), dtype=np.int8)
         self.actions = np.zeros(n, dtype=np.int64)
+        self.blocked = thread_scratch((4,), np.bool_)
+        self.mass = thread_scratch((BOX, BOX), np.float64)
+        self.keeps = thread_scratch((PLAN_DEPTH + 1, BOX, BOX), np.float64)
+        self.path = thread_scratch((PLAN_DEPTH, 6), np.float64)
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
-        heuristic_act(
+        run_on(
+            self.num_threads,
+            heuristic_act,
             obs["field"],
             obs["facing"],
             starts,
@@ -320,6 +329,10 @@ class FieldSweepAgent(BatchAgent):
             self.last_facing,
             self.last_view,
             self.actions,
+            self.blocked,
+            self.mass,
+            self.keeps,
+            self.path,
         )
         return self.actions.copy()
 

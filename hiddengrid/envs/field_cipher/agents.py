@@ -167,9 +167,9 @@ def guess_value(mask, p, known_count):
 def table_act(grid, hints, cursor, slots, ended, correct, masks, out):
     """Sub-env ``i`` reads and updates only its own table ``masks[i]``: what it learns comes
     from its own earlier episodes, never from episodes running beside it in the batch."""
-    known_count = np.zeros(NUM_VALUES, dtype=np.int64)
-    target = np.empty(NUM_SLOTS, dtype=np.int64)
-    for i in range(out.shape[0]):
+    for i in prange(out.shape[0]):
+        known_count = np.empty(NUM_VALUES, dtype=np.int64)  # per sub-env: threads
+        target = np.empty(NUM_SLOTS, dtype=np.int64)
         mask = masks[i]
         if ended[i]:
             learn_from_ending(i, grid, slots, correct[i], mask)
@@ -203,6 +203,7 @@ class TableLearnerAgent(BatchAgent):
 
     name = "heuristic"
     description = "table learner: remembers every hint, learns from partial credit, guesses rest"
+    learns_across_episodes = True
 
     def __init__(self, env: Any, seed: int = 0, use_rewards: bool = True) -> None:
         super().__init__(env, seed)
@@ -224,7 +225,9 @@ class TableLearnerAgent(BatchAgent):
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
         correct = np.rint(self.reward * 4).astype(np.int64)
         ended = self.ended if self.use_rewards else np.zeros_like(self.ended)
-        table_act(
+        run_on(
+            self.num_threads,
+            table_act,
             obs["grid"],
             obs["hints"],
             obs["cursor"],

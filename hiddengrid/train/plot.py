@@ -1,0 +1,109 @@
+"""Learning-curve pictures from the CSV files a run writes (needs matplotlib)."""
+
+from __future__ import annotations
+
+import csv
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+
+def read_curve(path: str | Path) -> dict[str, np.ndarray]:
+    """The CSV's columns as float arrays."""
+    with open(path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    if not rows:
+        return {}
+    return {key: np.array([float(r[key]) for r in rows]) for key in rows[0]}
+
+
+def smooth(step: np.ndarray, successes: np.ndarray, episodes: np.ndarray, window: int) -> tuple:
+    """Episode-weighted success rate over ``window`` updates (a rolling sum of both)."""
+    kernel = np.ones(window)
+    wins = np.convolve(np.nan_to_num(successes * episodes), kernel, mode="valid")
+    eps = np.convolve(episodes, kernel, mode="valid")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return step[window - 1 :], np.where(eps > 0, wins / eps, np.nan)
+
+
+def _reference_lines(ax: object, references: dict[str, float]) -> None:
+    """Grey lines for the env's own agents, with one label per distinct value."""
+    names: dict[float, list[str]] = {}
+    for name, value in references.items():
+        names.setdefault(round(float(value), 4), []).append(name)
+    for value, who in names.items():
+        ax.axhline(value, color="grey", linestyle="--", linewidth=0.9)  # type: ignore[attr-defined]
+        ax.annotate(  # type: ignore[attr-defined]
+            ", ".join(who),
+            (0.99, value),
+            xycoords=("axes fraction", "data"),
+            ha="right",
+            va="top" if value >= 0.5 else "bottom",
+            fontsize=7,
+            color="dimgrey",
+        )
+
+
+def _draw(ax: object, groups: dict, column: str, window: int, colours: list[str]) -> None:
+    for k, (label, paths) in enumerate(groups.items()):
+        colour = colours[k % len(colours)]
+        curves = []
+        for p in paths:
+            data = read_curve(p)
+            if not data:
+                continue
+            w = max(1, min(window, len(data["step"])))
+            x, y = smooth(data["step"], data[column], data["episodes"], w)
+            curves.append((x, y))
+            if len(paths) > 1:
+                ax.plot(x, y, color=colour, alpha=0.3, linewidth=0.8)  # type: ignore[attr-defined]
+        if curves:
+            length = min(len(c[0]) for c in curves)
+            with warnings.catch_warnings():  # a stretch without ended episodes is nan: a gap
+                warnings.simplefilter("ignore", RuntimeWarning)
+                mean = np.nanmean([c[1][:length] for c in curves], axis=0)
+            ax.plot(  # type: ignore[attr-defined]
+                curves[0][0][:length], mean, color=colour, linewidth=1.8, label=label
+            )
+
+
+def plot_curves(
+    groups: Sequence[str | Path] | dict[str, Sequence[str | Path]],
+    out: str | Path,
+    title: str = "",
+    references: dict[str, float] | None = None,
+    return_references: dict[str, float] | None = None,
+    window: int = 5,
+) -> Path:
+    """Success rate (left) and mean return (right) against env steps, episode-weighted over
+    ``window`` updates: one line per CSV, or per label (the seeds of a label thin, their mean
+    thick). ``references`` and ``return_references`` draw the env's own agents as lines."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if not isinstance(groups, dict):
+        groups = {Path(p).parent.name: [p] for p in groups}
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8), dpi=100)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    _draw(left, groups, "success_rate", window, colours)
+    _draw(right, groups, "mean_return", window, colours)
+    _reference_lines(left, references or {})
+    _reference_lines(right, return_references or {})
+    left.set_ylim(-0.02, 1.02)
+    left.set_ylabel("success rate")
+    right.set_ylabel("mean return")
+    for ax in (left, right):
+        ax.set_xlabel("env steps (training episodes, sampled actions)")
+        ax.grid(alpha=0.3)
+    left.legend(fontsize=8, loc="center left")
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    out = Path(out)
+    fig.savefig(out)
+    plt.close(fig)
+    return out

@@ -1,0 +1,142 @@
+"""Actor-critic networks: a feed-forward MLP and a GRU or LSTM over the flat observation.
+
+The action head gives one logit per value of every action component (``Discrete(n)`` is one
+component, ``MultiDiscrete([6, 6, 6])`` three); a mask of legal actions (Megacity) sets the
+illegal logits to a large negative number before the softmax, so they are never sampled and
+carry no gradient.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from torch import nn
+
+MASKED_LOGIT = -1e9
+
+State = tuple[torch.Tensor, ...]  # () for the MLP, (h,) for a GRU, (h, c) for an LSTM
+
+
+def action_nvec(space: spaces.Space) -> list[int]:
+    """Sizes of the action components: ``[n]`` for ``Discrete(n)``, ``nvec`` for MultiDiscrete."""
+    if isinstance(space, spaces.Discrete):
+        if int(space.start) != 0:
+            raise ValueError(f"PPO needs Discrete actions starting at 0, got {space!r}")
+        return [int(space.n)]
+    if isinstance(space, spaces.MultiDiscrete) and space.nvec.ndim == 1:
+        return [int(n) for n in space.nvec]
+    raise ValueError(f"PPO supports Discrete and 1-d MultiDiscrete actions, got {space!r}")
+
+
+def _layer(inputs: int, outputs: int, gain: float) -> nn.Linear:
+    layer = nn.Linear(inputs, outputs)
+    nn.init.orthogonal_(layer.weight, gain)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+class ActorCritic(nn.Module):
+    """Encoder (two ReLU layers), optional GRU/LSTM core, policy and value heads."""
+
+    def __init__(self, input_size: int, nvec: list[int], hidden: int, core: str) -> None:
+        super().__init__()
+        self.nvec = list(nvec)
+        self.core_kind = core
+        self.hidden = hidden
+        root2 = float(np.sqrt(2))
+        self.encoder = nn.Sequential(
+            _layer(input_size, hidden, root2),
+            nn.ReLU(),
+            _layer(hidden, hidden, root2),
+            nn.ReLU(),
+        )
+        self.core: nn.Module | None
+        if core == "gru":
+            self.core = nn.GRU(hidden, hidden)
+        elif core == "lstm":
+            self.core = nn.LSTM(hidden, hidden)
+        else:
+            self.core = None
+        if self.core is not None:
+            for name, param in self.core.named_parameters():
+                if "weight" in name:
+                    nn.init.orthogonal_(param, 1.0)
+                else:
+                    nn.init.zeros_(param)
+        self.actor = _layer(hidden, sum(self.nvec), 0.01)
+        self.critic = _layer(hidden, 1, 1.0)
+
+    @property
+    def recurrent(self) -> bool:
+        return self.core is not None
+
+    def initial_state(self, batch: int, device: torch.device | str = "cpu") -> State:
+        if self.core is None:
+            return ()
+        zeros = torch.zeros(1, batch, self.hidden, device=device)
+        return (zeros,) if self.core_kind == "gru" else (zeros, zeros.clone())
+
+    def _core(self, x: torch.Tensor, state: State, first: torch.Tensor | None) -> Any:
+        """Runs the core over ``x`` (T, B, H); ``first`` (T, B) clears the memory of a sub-env
+        at that step, or is None where the memory is never cleared."""
+        assert self.core is not None
+        if first is None or not bool(first.any()):
+            # One fused call over the whole sequence when no memory is cleared inside it.
+            out, state = self.core(x, state if len(state) > 1 else state[0])
+            return out, (state if isinstance(state, tuple) else (state,))
+        outs = []
+        for t in range(x.shape[0]):
+            keep = (~first[t]).to(x.dtype).view(1, -1, 1)
+            state = tuple(s * keep for s in state)
+            out, new = self.core(x[t : t + 1], state if len(state) > 1 else state[0])
+            state = new if isinstance(new, tuple) else (new,)
+            outs.append(out)
+        return torch.cat(outs), state
+
+    def forward(
+        self, x: torch.Tensor, state: State, first: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor, State]:
+        """Logits and values of ``x``: (B, D) for the MLP, (T, B, D) for a recurrent core."""
+        z = self.encoder(x)
+        if self.core is not None:
+            z, state = self._core(z, state, first)
+        return self.actor(z), self.critic(z).squeeze(-1), state
+
+
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+    if mask is None:
+        return logits
+    return torch.where(mask, logits, torch.full_like(logits, MASKED_LOGIT))
+
+
+def split_log_probs(logits: torch.Tensor, nvec: list[int]) -> list[torch.Tensor]:
+    return [torch.log_softmax(part, dim=-1) for part in torch.split(logits, nvec, dim=-1)]
+
+
+def sample(
+    logits: torch.Tensor, nvec: list[int], generator: torch.Generator | None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Actions (B, k) drawn from the logits and their summed log-probabilities (B,)."""
+    actions, total = [], torch.zeros(logits.shape[:-1], device=logits.device)
+    for logp in split_log_probs(logits, nvec):
+        a = torch.multinomial(logp.exp().reshape(-1, logp.shape[-1]), 1, generator=generator)
+        a = a.reshape(logp.shape[:-1])
+        total = total + logp.gather(-1, a.unsqueeze(-1)).squeeze(-1)
+        actions.append(a)
+    return torch.stack(actions, dim=-1), total
+
+
+def log_prob_entropy(
+    logits: torch.Tensor, nvec: list[int], actions: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Summed log-probabilities of ``actions`` (..., k) and summed entropies."""
+    logp_sum = torch.zeros(logits.shape[:-1], device=logits.device)
+    entropy = torch.zeros_like(logp_sum)
+    for i, logp in enumerate(split_log_probs(logits, nvec)):
+        logp_sum = logp_sum + logp.gather(-1, actions[..., i : i + 1]).squeeze(-1)
+        # masked actions have probability ~0: p * logp is 0 there, not nan
+        entropy = entropy - (logp.exp() * logp.clamp(min=-1e4)).sum(-1)
+    return logp_sum, entropy
