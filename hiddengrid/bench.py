@@ -1,13 +1,20 @@
 """Throughput of every env under one random-action policy, measured in one process.
 
-Each configuration runs for a fixed wall-clock budget; the figures to quote are the ratios to
-Gymnasium's ``SyncVectorEnv`` over the same single env, measured in the same run.
+Each configuration runs for a fixed wall-clock budget; the figures to quote are ratios measured
+in the same run: to Gymnasium's ``SyncVectorEnv`` over the same single env, of the single env to
+MiniGrid-Empty-8x8 (when ``minigrid`` is installed: the ``bench`` extra), and of the native
+vector env on every usable core to the same env on one thread.
+
+Ratios between two configurations are taken from alternating short windows, best window of
+each: on a machine shared with other work the best window is the one least disturbed, and
+alternating keeps a change in the load from favouring one side.
 """
 
 from __future__ import annotations
 
 import gc
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +24,12 @@ from gymnasium import spaces
 
 import hiddengrid  # noqa: F401  (registers the ids)
 from hiddengrid.core.agents import masked_choice
+from hiddengrid.core.kernel import max_threads
 from hiddengrid.core.rng import seed_streams
+
+MINIGRID_ID = "MiniGrid-Empty-8x8-v0"
+WINDOWS = 5  # alternating windows per side of a paired measurement
+ACTION_BLOCK = 256  # unmasked actions are drawn this many at a time
 
 
 @dataclass
@@ -27,6 +39,9 @@ class BenchRow:
     steps_per_second: float
     reset_us: float | None = None
     ratio_to_sync: float | None = None
+    num_threads: int | None = None
+    ratio_to_minigrid: float | None = None
+    ratio_to_one_thread: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
@@ -48,6 +63,7 @@ class RandomPolicy:
         self.streams = np.zeros(n, dtype=np.uint64)
         seed_streams(self.streams, np.arange(seed, seed + n, dtype=np.uint64))
         self.actions = np.zeros(n, dtype=np.int64)
+        self.block: list[Any] = []
 
     def batch(self, info: dict[str, Any] | None = None) -> np.ndarray:
         """Actions for the batch; ``info`` is the last step's, whose ``"action_mask"`` (when
@@ -68,82 +84,185 @@ class RandomPolicy:
         high = int(nvec.flat[0]) if (nvec == nvec.flat[0]).all() else nvec
         return self.rng.integers(0, high, size=(self.n, *self.space.shape))
 
+    def single(self, info: dict[str, Any] | None = None) -> Any:
+        """One action for a single env, as a user's policy would hand it over: a Python int
+        (a row of int64 for a multi-discrete space). Unmasked actions are drawn a block at a
+        time, so that the policy's own cost stays small next to a step."""
+        if self.masked:
+            return int(self.batch(info)[0])
+        if not self.block:
+            drawn = self.rng.integers(
+                0, self.space.nvec if hasattr(self.space, "nvec") else int(self.space.n),
+                size=(ACTION_BLOCK, *self.space.shape),
+            )  # fmt: skip
+            self.block = list(drawn) if drawn.ndim > 1 else drawn.tolist()
+        return self.block.pop()
 
-def bench_single(env_id: str, seconds: float) -> BenchRow:
-    env = gym.make(env_id)
-    _, info = env.reset(seed=0)
-    policy = RandomPolicy(env, 1, 0)
-    steps = 0
-    resets = 0
-    reset_time = 0.0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while time.perf_counter() < deadline:
-        for _ in range(256):
-            action = policy.batch(info)[0]
-            _, _, terminated, truncated, info = env.step(action)
-            steps += 1
-            if terminated or truncated:
-                t0 = time.perf_counter()
-                _, info = env.reset()
-                reset_time += time.perf_counter() - t0
-                resets += 1
-    elapsed = time.perf_counter() - start
-    reset_us = reset_time / resets * 1e6 if resets else None
-    return BenchRow(env_id, "gymnasium.make (single)", steps / elapsed, reset_us)
+
+class SingleRun:
+    """A ``gymnasium.make`` env stepped by :class:`RandomPolicy`, resetting when it ends."""
+
+    def __init__(self, env_id: str) -> None:
+        self.env = gym.make(env_id)
+        _, self.info = self.env.reset(seed=0)
+        self.policy = RandomPolicy(self.env, 1, 0)
+        self.resets = 0
+        self.reset_time = 0.0
+
+    def run(self, seconds: float) -> tuple[int, float]:
+        env = self.env
+        policy = self.policy
+        info = self.info
+        steps = 0
+        start = time.perf_counter()
+        deadline = start + seconds
+        while time.perf_counter() < deadline:
+            for _ in range(256):
+                _, _, terminated, truncated, info = env.step(policy.single(info))
+                steps += 1
+                if terminated or truncated:
+                    t0 = time.perf_counter()
+                    _, info = env.reset()
+                    self.reset_time += time.perf_counter() - t0
+                    self.resets += 1
+        self.info = info
+        return steps, time.perf_counter() - start
+
+
+class VectorRun:
+    """A vector env of ``n`` sub-envs stepped by :class:`RandomPolicy`."""
+
+    def __init__(self, env_id: str, n: int, mode: str, **kwargs: Any) -> None:
+        self.n = n
+        self.env = gym.make_vec(env_id, num_envs=n, vectorization_mode=mode, **kwargs)
+        _, self.info = self.env.reset(seed=0)
+        self.policy = RandomPolicy(self.env, n, 0)
+
+    def run(self, seconds: float) -> tuple[int, float]:
+        env = self.env
+        policy = self.policy
+        info = self.info
+        steps = 0
+        start = time.perf_counter()
+        deadline = start + seconds
+        while time.perf_counter() < deadline:
+            for _ in range(16):
+                _, _, _, _, info = env.step(policy.batch(info))
+                steps += self.n
+        self.info = info
+        return steps, time.perf_counter() - start
+
+
+def best_of_alternating(runs: list[Any], seconds: float) -> list[float]:
+    """Steps per second of each run: its best of :data:`WINDOWS` windows, taken in turn."""
+    best = [0.0] * len(runs)
+    window = seconds / WINDOWS
+    for _ in range(WINDOWS):
+        for k, run in enumerate(runs):
+            steps, elapsed = run.run(window)
+            best[k] = max(best[k], steps / elapsed)
+    return best
+
+
+def bench_single(env_id: str, seconds: float, minigrid: SingleRun | None = None) -> BenchRow:
+    run = SingleRun(env_id)
+    if minigrid is None:
+        (rate,) = best_of_alternating([run], seconds)
+        ratio = None
+    else:
+        rate, minigrid_rate = best_of_alternating([run, minigrid], 2 * seconds)
+        ratio = rate / minigrid_rate
+    reset_us = run.reset_time / run.resets * 1e6 if run.resets else None
+    return BenchRow(env_id, "gymnasium.make (single)", rate, reset_us, ratio_to_minigrid=ratio)
 
 
 def bench_vector(env_id: str, seconds: float, n: int, mode: str) -> BenchRow:
-    env = gym.make_vec(env_id, num_envs=n, vectorization_mode=mode)
-    _, info = env.reset(seed=0)
-    policy = RandomPolicy(env, n, 0)
-    steps = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while time.perf_counter() < deadline:
-        for _ in range(16):
-            _, _, _, _, info = env.step(policy.batch(info))
-            steps += n
-    elapsed = time.perf_counter() - start
+    run = VectorRun(env_id, n, mode)
+    threads = None if mode == "sync" else run.env.unwrapped.num_threads
+    steps, elapsed = run.run(seconds)
     reset_us = None
     if mode == "vector_entry_point":
         t0 = time.perf_counter()
         repeats = max(1, 20_000 // n)
         for _ in range(repeats):
-            env.unwrapped.batch.reset_all()
+            run.env.unwrapped.batch.reset_all()
         reset_us = (time.perf_counter() - t0) / (repeats * n) * 1e6
-    env.close()
+    run.env.close()
     label = f"SyncVectorEnv x{n}" if mode == "sync" else f"native vector N={n}"
-    return BenchRow(env_id, label, steps / elapsed, reset_us)
+    return BenchRow(env_id, label, steps / elapsed, reset_us, num_threads=threads)
+
+
+def bench_threads(env_id: str, seconds: float, n: int, threads: int) -> list[BenchRow]:
+    """The native vector env of ``n`` sub-envs on one thread and on ``threads``, alternating."""
+    runs = [VectorRun(env_id, n, "vector_entry_point", num_threads=t) for t in (1, threads)]
+    one, many = best_of_alternating(runs, 2 * seconds)
+    for run in runs:
+        run.env.close()
+    return [
+        BenchRow(env_id, f"threads N={n}", one, num_threads=1, ratio_to_one_thread=1.0),
+        BenchRow(
+            env_id, f"threads N={n}", many, num_threads=threads, ratio_to_one_thread=many / one
+        ),
+    ]
+
+
+def minigrid_run() -> SingleRun | None:
+    """MiniGrid-Empty-8x8 through ``gymnasium.make``, or ``None`` when MiniGrid is absent."""
+    try:
+        import minigrid  # noqa: F401  (registers the MiniGrid ids)
+    except ImportError:
+        return None
+    return SingleRun(MINIGRID_ID)
 
 
 def warm_up(env_id: str) -> None:
-    """Compiles (or loads from cache) every kernel before anything is timed."""
-    env = gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point")
-    _, info = env.reset(seed=0)
-    policy = RandomPolicy(env, 2, 0)
-    for _ in range(50):
-        _, _, _, _, info = env.step(policy.batch(info))
+    """Compiles (or loads from cache) every kernel, serial and parallel, before anything is
+    timed."""
+    for threads in {1, max_threads()}:
+        env = gym.make_vec(
+            env_id, num_envs=2, vectorization_mode="vector_entry_point", num_threads=threads
+        )
+        _, info = env.reset(seed=0)
+        policy = RandomPolicy(env, 2, 0)
+        for _ in range(50):
+            _, _, _, _, info = env.step(policy.batch(info))
+    SingleRun(env_id).run(0.01)
 
 
-def _measured(run: Any, *args: Any) -> BenchRow:
+def _measured(run: Callable[..., Any], *args: Any) -> Any:
     # Each configuration starts clean: envs of earlier ones (Gymnasium envs hold reference
     # cycles) are collected first, so their large arrays do not linger into this measurement.
     gc.collect()
     return run(*args)
 
 
-def run_bench(env_ids: list[str], seconds: float, sizes: tuple[int, ...]) -> list[BenchRow]:
+def run_bench(
+    env_ids: list[str],
+    seconds: float,
+    sizes: tuple[int, ...],
+    threads_n: int = 4096,
+    scaling: tuple[int, ...] = (),
+) -> list[BenchRow]:
+    """Rows per env: the single env (with its MiniGrid ratio), ``SyncVectorEnv`` x8, the
+    native vector env at each of ``sizes`` (default thread count), then one thread against
+    every usable core at ``threads_n`` sub-envs (0 skips it) and at each of ``scaling``."""
     rows: list[BenchRow] = []
+    minigrid = minigrid_run()
+    if minigrid is not None:
+        minigrid.run(0.05)
+    threads = max_threads()
     for env_id in env_ids:
         warm_up(env_id)
         env_rows = [
-            _measured(bench_single, env_id, seconds),
+            _measured(bench_single, env_id, seconds, minigrid),
             _measured(bench_vector, env_id, seconds, 8, "sync"),
         ]
         env_rows += [
             _measured(bench_vector, env_id, seconds, n, "vector_entry_point") for n in sizes
         ]
+        if threads > 1:
+            for n in dict.fromkeys(((threads_n,) if threads_n else ()) + tuple(scaling)):
+                env_rows += _measured(bench_threads, env_id, seconds, n, threads)
         sync = env_rows[1].steps_per_second
         for row in env_rows:
             row.ratio_to_sync = row.steps_per_second / sync
@@ -151,14 +270,30 @@ def run_bench(env_ids: list[str], seconds: float, sizes: tuple[int, ...]) -> lis
     return rows
 
 
+def _ratio(value: float | None, width: int) -> str:
+    return f"{value:>{width}.2f}" if value is not None else f"{'':>{width}}"
+
+
 def format_table(rows: list[BenchRow]) -> str:
-    head = f"{'env':<36} {'configuration':<26} {'steps/s':>14} {'x Sync':>8} {'reset us':>9}"
+    head = (
+        f"{'env':<36} {'configuration':<26} {'threads':>7} {'steps/s':>14} {'x Sync':>8} "
+        f"{'reset us':>9} {'x 1 thread':>10} {'x MiniGrid':>10}"
+    )
     lines = [head, "-" * len(head)]
     for row in rows:
         reset = f"{row.reset_us:9.2f}" if row.reset_us is not None else f"{'':>9}"
+        threads = f"{row.num_threads:>7}" if row.num_threads is not None else f"{'':>7}"
         lines.append(
-            f"{row.env_id:<36} {row.config:<26} {row.steps_per_second:>14,.0f} "
-            f"{row.ratio_to_sync:>8.1f} {reset}"
+            f"{row.env_id:<36} {row.config:<26} {threads} {row.steps_per_second:>14,.0f} "
+            f"{row.ratio_to_sync:>8.1f} {reset} {_ratio(row.ratio_to_one_thread, 10)} "
+            f"{_ratio(row.ratio_to_minigrid, 10)}"
+        )
+    if max_threads() == 1:
+        lines.append("threads: this process may use one core only; no threads comparison")
+    if rows and all(row.ratio_to_minigrid is None for row in rows):
+        lines.append(
+            f"x MiniGrid: MiniGrid is not installed (pip install 'hiddengrid[bench]'); "
+            f"no ratio to {MINIGRID_ID}"
         )
     return "\n".join(lines)
 

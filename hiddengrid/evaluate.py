@@ -8,14 +8,18 @@ stops when all have ended.
 from __future__ import annotations
 
 import math
+import os
+import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
+from hiddengrid.core.actions import is_int_scalar
+from hiddengrid.core.rng import check_seed
 from hiddengrid.registry import definition_of
 
 
@@ -29,6 +33,7 @@ class EvalResult:
     mean_length: float
     outcomes: dict[str, int] = field(default_factory=dict)
     returns: list[float] = field(default_factory=list, repr=False)
+    lengths: list[int] = field(default_factory=list, repr=False)
 
     @property
     def success_rate(self) -> float:
@@ -64,6 +69,46 @@ def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tup
     return (max(0.0, min(centre - half, p)), min(1.0, max(centre + half, p)))
 
 
+def kernels_cached(env_id: str) -> bool:
+    """Whether the env's kernels are in Numba's cache already (so nothing long compiles).
+
+    Read from the cache index files Numba keeps beside each cached function; without the JIT
+    there is nothing to compile.
+    """
+    definition = definition_of(env_id)
+    for kernel in (definition.reset_all, definition.step_all):
+        cache_file = getattr(getattr(kernel, "_cache", None), "_cache_file", None)
+        index = getattr(cache_file, "_index_path", None)
+        if index is not None and not os.path.exists(index):
+            return False
+    return True
+
+
+def prepare(
+    env_id: str,
+    agents: Iterable[str],
+    env_kwargs: dict[str, Any] | None = None,
+    say: Callable[[str], None] | None = None,
+) -> None:
+    """Compiles (or loads from the cache) what evaluating ``agents`` on ``env_id`` runs: one
+    one-episode evaluation each. When the cache is cold, ``say`` hears it before and after."""
+    agents = list(agents)
+    cold = not kernels_cached(env_id)
+    if cold and say is not None:
+        say(f"{env_id}: compiling kernels (once; later runs load them from the cache)...")
+    start = time.process_time()
+    for name in agents:
+        run_episodes(env_id, name, 1, batch_size=1, env_kwargs=env_kwargs)
+    if cold and say is not None:
+        say(f"{env_id}: compiled in {time.process_time() - start:.0f} CPU seconds")
+
+
+def _check_count(value: object, name: str) -> int:
+    if not is_int_scalar(value) or value < 1:  # type: ignore[operator]
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return int(value)  # type: ignore[call-overload]
+
+
 def run_episodes(
     env_id: str,
     agent_name: str,
@@ -74,14 +119,19 @@ def run_episodes(
     env_kwargs: dict[str, Any] | None = None,
     agent_factory: Callable[..., Any] | None = None,
 ) -> EvalResult:
-    """``agent_factory(env, seed=...)`` builds the agent when it is not one of the env's own
-    (a trained policy, e.g. ``--agent ppo``); ``agent_name`` then only labels the result."""
+    """``episodes`` seeded episodes of ``agent_name``: episode ``k`` is the first episode of a
+    single env reset with ``seed + k``, whatever ``batch_size``. ``agent_factory(env, seed=...)``
+    builds the agent when it is not one of the env's own (a trained policy, e.g. ``--agent
+    ppo``); ``agent_name`` then only labels the result."""
     definition = definition_of(env_id)
     make_agent = agent_factory or definition.agents.get(agent_name)
     if make_agent is None:
         raise ValueError(
             f"{env_id} has no agent {agent_name!r}; it has {sorted(definition.agents)}"
         )
+    episodes = _check_count(episodes, "episodes")
+    batch_size = _check_count(batch_size, "batch_size")
+    seed = check_seed(seed)
     returns: list[float] = []
     lengths: list[int] = []
     outcomes: Counter[str] = Counter()
@@ -130,4 +180,5 @@ def run_episodes(
         mean_length=float(np.mean(lengths)) if lengths else 0.0,
         outcomes=dict(sorted(outcomes.items())),
         returns=returns,
+        lengths=lengths,
     )

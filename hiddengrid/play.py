@@ -1,15 +1,45 @@
-"""A person plays in the terminal through the text layer, seeing what a model sees."""
+"""A person plays in the terminal through the text layer, seeing what a model sees.
+
+The game's own words always win: an answer the game reads as an action is played, so
+InvertedTreasure's ``reveal`` is the game's Reveal. Commands of this program start with a
+colon (``:help``, ``:rules``, ``:show``, ``:reset``, ``:quit``); the bare word works too when
+the game has no action of that name. Invalid answers never end a person's episode, and an
+empty line just asks again.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from hiddengrid.text.env import make_text
+from hiddengrid.text.parse import TextActionError, quote
 
 HELP = (
-    "Type an action (its name or number), 'rules' to read the rules again, "
-    "'reveal' to show the whole hidden state, 'reset' for a new episode, 'quit' to leave."
+    "Type an action (its name or number). Commands: ':rules' to read the rules again, "
+    "':show' to show the whole hidden state, ':reset' for a new episode, ':quit' to leave "
+    "(also without the colon when the game has no action of that name)."
 )
+COMMANDS = {
+    "help": "help",
+    "?": "help",
+    "rules": "rules",
+    "show": "show",
+    "reset": "reset",
+    "quit": "quit",
+    "exit": "quit",
+    "q": "quit",
+}
+
+
+def command_of(answer: str, is_action: Callable[[str], bool]) -> str | None:
+    """The program command ``answer`` asks for, or ``None`` when it goes to the game."""
+    word = answer.strip().lower()
+    if word.startswith(":"):
+        return COMMANDS.get(word[1:].strip(), "unknown")
+    if word in COMMANDS and not is_action(word):
+        return COMMANDS[word]
+    return None
 
 
 def play(
@@ -18,9 +48,18 @@ def play(
     reveal: bool = False,
     read: Callable[[str], str] = input,
     write: Callable[[str], None] = print,
+    env_kwargs: dict[str, Any] | None = None,
 ) -> float:
     """Plays episodes until the person quits; returns the total score."""
-    tenv = make_text(env_id)
+    tenv = make_text(env_id, max_invalid=None, **(env_kwargs or {}))
+
+    def is_action(word: str) -> bool:
+        try:
+            tenv.parse(word)
+        except TextActionError:
+            return False
+        return True
+
     text, _ = tenv.reset(seed=seed)
     write(text)
     write(HELP)
@@ -33,16 +72,22 @@ def play(
         except (EOFError, KeyboardInterrupt):
             write("")
             break
-        command = answer.strip().lower()
-        if command in ("quit", "q", "exit"):
+        if not answer.strip():
+            write("Type an action, or ':help'.")
+            continue
+        command = command_of(answer, is_action)
+        if command == "quit":
             break
-        if command in ("help", "?"):
+        if command == "help":
             write(HELP)
+            continue
+        if command == "unknown":
+            write(f"Unknown command {quote(answer.strip())}. {HELP}")
             continue
         if command == "rules":
             write(tenv.rules)
             continue
-        if command == "reveal":
+        if command == "show":
             write(tenv.render())
             continue
         if command == "reset":

@@ -11,7 +11,19 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.error import DependencyNotInstalled
 
+from hiddengrid.core.actions import is_int_scalar
+from hiddengrid.core.rng import check_seed
 from hiddengrid.registry import definition_of
+
+PILLOW_MISSING = 'writing GIFs needs Pillow: pip install "hiddengrid[render]"'
+
+
+def require_pillow() -> None:
+    """Raises Gymnasium's ``DependencyNotInstalled`` saying what to install."""
+    try:
+        import PIL.Image  # noqa: F401
+    except ImportError as exc:
+        raise DependencyNotInstalled(PILLOW_MISSING) from exc
 
 
 @dataclass
@@ -24,14 +36,19 @@ class Recording:
     total: float = 0.0
 
 
-def play_recorded(env_id: str, agent_name: str, seed: int = 0) -> Recording:
+def play_recorded(
+    env_id: str, agent_name: str, seed: int = 0, env_kwargs: dict[str, Any] | None = None
+) -> Recording:
     """Plays one episode on the vector env (batch of one) and keeps every state."""
     definition = definition_of(env_id)
     if agent_name not in definition.agents:
         raise ValueError(
             f"{env_id} has no agent {agent_name!r}; it has {sorted(definition.agents)}"
         )
-    env = gym.make_vec(env_id, num_envs=1, vectorization_mode="vector_entry_point")
+    seed = check_seed(seed)
+    env = gym.make_vec(
+        env_id, num_envs=1, vectorization_mode="vector_entry_point", **(env_kwargs or {})
+    )
     base = env.unwrapped
     text = definition.text
     agent = definition.agents[agent_name](base, seed=seed)
@@ -61,16 +78,22 @@ def play_recorded(env_id: str, agent_name: str, seed: int = 0) -> Recording:
 
 
 def record_episode(
-    env_id: str, agent_name: str, out: str | Path, seed: int = 0, fps: int = 4
+    env_id: str,
+    agent_name: str,
+    out: str | Path,
+    seed: int = 0,
+    fps: int = 4,
+    env_kwargs: dict[str, Any] | None = None,
 ) -> tuple[int, str, float]:
-    """Writes the episode to ``out``; returns (frames, outcome, return)."""
-    try:
-        from PIL import Image
-    except ImportError as exc:
-        raise DependencyNotInstalled(
-            'writing GIFs needs Pillow: pip install "hiddengrid[render]"'
-        ) from exc
-    rec = play_recorded(env_id, agent_name, seed)
+    """Writes the episode to ``out`` (a ``.gif``); returns (frames, outcome, return)."""
+    require_pillow()
+    from PIL import Image
+
+    if not is_int_scalar(fps) or fps < 1:  # type: ignore[operator]
+        raise ValueError(f"fps must be a positive int, got {fps!r}")
+    if Path(out).suffix.lower() != ".gif":
+        raise ValueError(f"out must name a .gif file, got {str(out)!r}")
+    rec = play_recorded(env_id, agent_name, seed, env_kwargs)
     images = [Image.fromarray(f) for f in rec.frames]
     durations = [int(1000 / fps)] * (len(images) - 1) + [2000]  # hold the last frame
     images[0].save(
@@ -80,13 +103,17 @@ def record_episode(
 
 
 def record_episode_html(
-    env_id: str, agent_name: str, out: str | Path, seed: int = 0
+    env_id: str,
+    agent_name: str,
+    out: str | Path,
+    seed: int = 0,
+    env_kwargs: dict[str, Any] | None = None,
 ) -> tuple[int, str, float]:
     """Writes the episode as the report's self-contained step-through page."""
     from hiddengrid.report.frames import png_data_uri
     from hiddengrid.report.page import write_episode_page
 
-    rec = play_recorded(env_id, agent_name, seed)
+    rec = play_recorded(env_id, agent_name, seed, env_kwargs)
     success = bool(definition_of(env_id).is_success(rec.outcome, rec.total))
     steps = [
         {

@@ -40,26 +40,50 @@ def test_eval_is_reproducible_and_batch_independent():
     assert a.returns == b.returns and a.outcomes == b.outcomes
 
 
-def test_eval_rejects_unknown_names():
-    with pytest.raises(SystemExit):
-        main(["eval", "--env", "hiddengrid/Nope-v0"])
-    with pytest.raises(SystemExit):
-        main(["eval", "--env", ID, "--agent", "nobody"])
-    with pytest.raises(SystemExit):
-        main(["eval", "--env", ID, "--agent", "llm"])  # no --base-url / --model
-    with pytest.raises(SystemExit, match="no agent"):
-        main(["record", ID, "--agent", "nobody", "--out", "x.gif"])
+def test_eval_rejects_unknown_names(capsys):
+    # These used to raise SystemExit with the message; now every CLI error is one line on
+    # stderr and exit status 2 (see test_cli_errors.py).
+    assert exit_code(["eval", "--env", "hiddengrid/Nope-v0"]) == 2
+    assert exit_code(["eval", "--env", ID, "--agent", "nobody"]) == 2
+    assert exit_code(["eval", "--env", ID, "--agent", "llm"]) == 2  # no --base-url / --model
+    assert exit_code(["record", ID, "--agent", "nobody", "--out", "x.gif"]) == 2
+    assert "no agent" in capsys.readouterr().err
+
+
+def exit_code(argv: list[str]) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return int(exc.code)
 
 
 def test_bench_reports_every_configuration(capsys, tmp_path):
+    from hiddengrid.core.kernel import max_threads
+
     out = tmp_path / "bench.json"
-    main(["bench", "--env", ID, "--seconds", "0.05", "--sizes", "1", "16", "--json", str(out)])
+    args = ["--seconds", "0.05", "--sizes", "1", "16", "--threads-n", "32", "--json", str(out)]
+    main(["bench", "--env", ID, *args])
     text = capsys.readouterr().out
     assert "SyncVectorEnv" in text and "native vector N=16" in text
     rows = json.loads(out.read_text())
-    assert len(rows) == 4 and all(r["steps_per_second"] > 0 for r in rows)
+    # The threads rows (one thread, then every usable core) exist where there are two cores.
+    threaded = max_threads() > 1
+    assert len(rows) == 4 + 2 * threaded and all(r["steps_per_second"] > 0 for r in rows)
     assert next(r for r in rows if "Sync" in r["config"])["ratio_to_sync"] == 1.0
     assert rows[0]["reset_us"] > 0
+    assert [r["num_threads"] for r in rows[2:4]] == [1, 1]  # N=1 and 16: below the threshold
+    if threaded:
+        one, many = rows[4:]
+        assert one["config"] == many["config"] == "threads N=32"
+        assert (one["num_threads"], many["num_threads"]) == (1, max_threads())
+        ratio = many["steps_per_second"] / one["steps_per_second"]
+        assert many["ratio_to_one_thread"] == pytest.approx(ratio)
+    try:
+        import minigrid  # noqa: F401
+    except ImportError:
+        assert "MiniGrid is not installed" in text and rows[0]["ratio_to_minigrid"] is None
+    else:
+        assert rows[0]["ratio_to_minigrid"] > 0
 
 
 def test_record_writes_an_animated_gif(tmp_path, capsys):

@@ -1,4 +1,4 @@
-"""Rules every registered env keeps (SPEC section 1), run over every id."""
+"""Rules every registered env keeps (docs/conventions.md), run over every id."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def test_same_seed_same_episode(env_id: str) -> None:
 
 @pytest.mark.parametrize("env_id", IDS)
 def test_vector_subenv_i_plays_single_env_seed_s_plus_i(env_id: str) -> None:
-    """Step for step, including the episodes after autoreset (SPEC section 1)."""
+    """Step for step, including the episodes after autoreset (docs/conventions.md)."""
     n, seed, steps = 4, 1000, 150
     venv = make_vec(env_id, n)
     singles = [make(env_id) for _ in range(n)]

@@ -1,4 +1,4 @@
-"""A seed means the same episode on every platform and in every release (SPEC section 1).
+"""A seed means the same episode on every platform and in every release (docs/conventions.md).
 
 The scenarios drawn for seeds 0..4 are pinned by hash: the random streams are integer-only
 SplitMix64, so any machine must reproduce them. A deliberate change of a generator must update
@@ -21,7 +21,7 @@ PINNED = {
     "hiddengrid/InvertedTreasure-v0": "db3140c20ce72d37",
     "hiddengrid/InvertedTreasure-Scout-v0": "db3140c20ce72d37",
     "hiddengrid/SquadRecon-v0": "085260325c1c1469",
-    "hiddengrid/Megacity-v0": "c0d512bd7dd78f3a",
+    "hiddengrid/Megacity-v0": "8b038565b316629e",
 }
 
 

@@ -17,7 +17,7 @@ def test_stable_baselines3_accepts_every_env(env_id: str) -> None:
 
     env = gym.make(env_id)
     if hasattr(env.unwrapped, "action_masks"):
-        # A masked action raises (SPEC section 6), and SB3's checker steps with unmasked random
+        # A masked action raises (Megacity's page), and SB3's checker steps with unmasked random
         # actions: train with sb3-contrib's MaskablePPO, which asks env.action_masks() first.
         algo = pytest.importorskip("sb3_contrib").MaskablePPO
     else:

@@ -175,7 +175,33 @@ def test_reset_fallback_without_a_reset_kernel_matches_the_kernel(env_id: str) -
     assert not batch.done.any()
 
 
-@pytest.mark.parametrize("mode", ["Disabled", "same", 1, None])
+@pytest.mark.parametrize("env_id", IDS)
+def test_disabled_mode_resets_only_the_masked_sub_envs(env_id: str) -> None:
+    # Gymnasium's DISABLED mode: the caller resets finished sub-envs by reset_mask; the others
+    # go on untouched, and a re-seeded sub-env plays what a fresh env with that seed plays.
+    n = 4
+    venv = make_vec(env_id, n, autoreset_mode=AutoresetMode.DISABLED)
+    assert venv.metadata["autoreset_mode"] is AutoresetMode.DISABLED
+    venv.reset(seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        masks = _masks(venv)
+        venv.step(np.stack([_legal(venv, i, rng, masks) for i in range(n)]))
+    before = venv.unwrapped.batch.snapshot()
+    mask = np.array([True, False, True, False])
+    obs, _ = venv.reset(seed=[50, 51, 52, 53], options={"reset_mask": mask})
+    after = venv.unwrapped.batch.snapshot()
+    for name in before:
+        np.testing.assert_array_equal(before[name][~mask], after[name][~mask])
+    fresh, _ = make_vec(env_id, 1).reset(seed=52)
+    assert {k: v[2].tolist() for k, v in obs.items()} == {
+        k: v[0].tolist() for k, v in fresh.items()
+    }
+    with pytest.raises(ValueError, match="reset_mask"):
+        venv.reset(options={"reset_mask": [True] * n})
+
+
+@pytest.mark.parametrize("mode", ["Sometimes", "same", 1, None])
 def test_bad_autoreset_mode_is_refused(mode: object) -> None:
     with pytest.raises(ValueError, match="autoreset_mode must be"):
         make_vec(IDS[0], 2, autoreset_mode=mode)

@@ -107,6 +107,13 @@ def test_spaces_and_definition_pickle(env_id: str) -> None:
     ):
         for copier in COPIERS.values():
             assert copier(space) == space
+    # A single env's spaces too: a space that refers back to its env (a sampler bound to the
+    # env's mask) reaches the env through a cycle while unpickling; the copy must still step.
+    single = make(env_id)
+    single.reset(seed=0)
+    for copier in COPIERS.values():
+        assert copier(single.unwrapped.action_space) == single.unwrapped.action_space
+        assert copier(single.unwrapped.observation_space) == single.unwrapped.observation_space
     definition = venv.unwrapped.definition
     assert pickle.loads(pickle.dumps(definition)) is definition
     assert copy.deepcopy(definition) is definition

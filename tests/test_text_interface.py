@@ -1,4 +1,4 @@
-"""The text layer (SPEC section 1, text interface): text env, parser fairness, oracle parity."""
+"""The text layer (docs/conventions.md, text): text env, parser fairness, oracle parity."""
 
 from __future__ import annotations
 

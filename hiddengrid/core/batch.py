@@ -12,17 +12,29 @@ from typing import Any
 import numpy as np
 
 from hiddengrid.core.definition import EnvDefinition
+from hiddengrid.core.kernel import run_on
 from hiddengrid.core.rng import seed_streams
 
 
 class Batch:
-    """State of ``n`` sub-envs: per-env random streams, episode flags and the env's fields."""
+    """State of ``n`` sub-envs: per-env random streams, episode flags and the env's fields.
 
-    def __init__(self, definition: EnvDefinition, n: int, config: Mapping[str, Any]) -> None:
+    ``num_threads`` (already checked, see :mod:`hiddengrid.core.kernel`) is how many threads
+    ``reset_all`` and ``step`` run the sub-envs on; results do not depend on it.
+    """
+
+    def __init__(
+        self,
+        definition: EnvDefinition,
+        n: int,
+        config: Mapping[str, Any],
+        num_threads: int = 1,
+    ) -> None:
         if n < 1:
             raise ValueError(f"num_envs must be at least 1, got {n}")
         self.definition = definition
         self.n = n
+        self.num_threads = num_threads
         self.config = dict(config)
         self.rng = np.zeros(n, dtype=np.uint64)
         self.done = np.zeros(n, dtype=np.bool_)  # episode over; the next step resets it
@@ -52,18 +64,18 @@ class Batch:
         seed_streams(self.rng, seeds.astype(np.uint64))
 
     def reset_all(self) -> None:
-        self.definition.reset_all(*self._reset_args)
+        run_on(self.num_threads, self.definition.reset_all, *self._reset_args)
         self.reward[:] = 0.0
         self.terminated[:] = False
 
     def step(self, actions: np.ndarray) -> None:
-        self.definition.step_all(actions, *self._step_args)
+        run_on(self.num_threads, self.definition.step_all, actions, *self._step_args)
 
     def reset_done(self, actions: np.ndarray) -> None:
         """Starts a new episode in every sub-env whose ``done`` flag is set (same-step
         autoreset); ``actions`` are the ones the last step took (only their layout is used)."""
         if self.definition.reset_done is not None:
-            self.definition.reset_done(*self._reset_args)
+            run_on(self.num_threads, self.definition.reset_done, *self._reset_args)
             return
         # No reset kernel: run the step kernel on a gathered copy of the finished sub-envs,
         # whose next-step autoreset ignores the action and starts their next episode, and

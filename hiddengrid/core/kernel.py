@@ -1,4 +1,5 @@
-"""How the batch kernels are compiled, and where their compiled code is cached.
+"""How the batch kernels are compiled, how they run on several threads, and where their
+compiled code is cached.
 
 A kernel is called from Python once per step over the whole batch and never allocates. It is
 compiled without Numba's reference counting (``_nrt=False``): with it, every call of a helper
@@ -6,15 +7,29 @@ that takes arrays increments and decrements each array's count atomically, which
 75 ns per sub-env step for AnomalyMapping against under 2 ns without. The helpers a kernel
 calls are marked ``inline="always"`` so they are compiled inside it, under the same flags.
 Code that allocates (an oracle's BFS queue, say) keeps the ordinary ``@njit``.
+
+Threads: a batch loop is written ``for i in prange(n)``. Every kernel is compiled twice from
+the same source: the ordinary dispatcher, where ``prange`` is a plain ``range`` (one thread,
+no threading layer touched: the single env and ``num_threads=1``), and, on first use, a
+``parallel=True`` twin (:func:`parallel_twin`) whose ``prange`` loop Numba splits into one
+contiguous chunk of sub-envs per thread. Sub-env ``i`` reads and writes only row ``i`` of
+every array (its own random stream included), so the result is the same bit for bit whatever
+the thread count. The kernels hold the GIL, so two Python threads never enter Numba's
+threading layer at once (the ``workqueue`` layer would abort if they did).
 """
 
 from __future__ import annotations
 
 import atexit
+import os
 import shutil
 import tempfile
+import types
 import warnings
+from typing import Any
 
+import numba
+import numpy as np
 from numba import config, njit
 from numba.core.caching import FunctionCache
 
@@ -52,3 +67,140 @@ ensure_cache_location()
 
 kernel = njit(cache=True, _nrt=False)
 inline = njit(cache=True, inline="always")
+prange = numba.prange  # the batch loop: ``for i in prange(n)`` (see above)
+
+# The default thread count gives each thread at least this many sub-envs: a parallel call costs
+# 10-35 us more than a serial one here (waking the sleeping threads), a sub-env step 30-200 ns,
+# so smaller shares lose more than they gain (``hiddengrid bench --scaling``, docs/performance.md).
+ENVS_PER_THREAD = 512
+
+_TWINS: dict[Any, Any] = {}
+
+
+def parallel_twin(dispatcher: Any) -> Any:
+    """The ``parallel=True`` compilation of a kernel (made once, cached on disk like it).
+
+    The twin is a copy of the Python function under its own qualified name: Numba's on-disk
+    cache keys entries by name and signature but not by compile flags, so under the same name
+    the serial and the parallel machine code would overwrite each other's cache entries.
+    With ``NUMBA_DISABLE_JIT=1`` the kernel is plain Python and is its own twin.
+    """
+    py_func = getattr(dispatcher, "py_func", None)
+    if py_func is None:
+        return dispatcher
+    twin = _TWINS.get(dispatcher)
+    if twin is None:
+        copy = types.FunctionType(
+            py_func.__code__,
+            py_func.__globals__,
+            py_func.__name__,
+            py_func.__defaults__,
+            py_func.__closure__,
+        )
+        copy.__qualname__ = f"{py_func.__qualname__}__parallel"
+        copy.__module__ = py_func.__module__
+        copy.__doc__ = py_func.__doc__
+        nrt = dispatcher.targetoptions.get("_nrt", True)
+        twin = njit(cache=True, parallel=True, _nrt=nrt)(copy)
+        _TWINS[dispatcher] = twin
+    return twin
+
+
+def max_threads() -> int:
+    """The most threads a kernel can use: the cores this process may run on, capped by the
+    size of Numba's thread pool (``NUMBA_NUM_THREADS``)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, numba.config.NUMBA_NUM_THREADS))
+
+
+def resolve_num_threads(num_threads: object, num_envs: int) -> int:
+    """The thread count a batch of ``num_envs`` runs on: ``None`` picks as many threads as give
+    each at least :data:`ENVS_PER_THREAD` sub-envs, up to every usable core (so one thread below
+    twice that); an int is taken as given, within ``1..NUMBA_NUM_THREADS``."""
+    if num_threads is None:
+        return max(1, min(max_threads(), num_envs // ENVS_PER_THREAD))
+    pool = numba.config.NUMBA_NUM_THREADS
+    if (
+        isinstance(num_threads, bool)
+        or not isinstance(num_threads, int)
+        or not 1 <= num_threads <= pool
+    ):
+        raise ValueError(
+            f"num_threads must be None or an int from 1 to {pool} (the size of Numba's thread "
+            f"pool, NUMBA_NUM_THREADS), got {num_threads!r}"
+        )
+    return num_threads
+
+
+# Environment variables by which a user has already chosen how OpenMP threads wait.
+WAIT_SETTINGS = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME")
+_pool_started = False
+
+
+def start_thread_pool() -> None:
+    """Starts Numba's thread pool, with OpenMP threads that sleep when they wait.
+
+    GNU OpenMP's default is to spin at the end of each parallel call. On cores shared with other
+    work (other processes, or PyTorch's own threads in a training loop) a spinning thread holds
+    the core that the thread still working needs: on this 2-core machine under load, a
+    2-thread AnomalyMapping step at N=4096 measured between 1x and 30x slower than one thread,
+    against 1.3x faster with sleeping threads (docs/performance.md). The setting is made only
+    while Numba loads its OpenMP runtime and is removed from the environment right after, and
+    only when nobody chose one: a pool already started, or any of :data:`WAIT_SETTINGS` set by
+    the user, is left as it is.
+    """
+    global _pool_started
+    if _pool_started:
+        return
+    _pool_started = True
+    try:
+        numba.threading_layer()
+        return  # started before us: its settings stand
+    except ValueError:
+        pass
+    if any(name in os.environ for name in WAIT_SETTINGS):
+        numba.get_num_threads()  # starts the pool
+        return
+    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    try:
+        numba.get_num_threads()
+    finally:
+        del os.environ["OMP_WAIT_POLICY"]
+
+
+def run_on(num_threads: int, dispatcher: Any, *args: Any) -> None:
+    """Calls a kernel on ``num_threads`` threads: the serial dispatcher for one, else its
+    parallel twin after setting the calling thread's Numba thread count (thread-local, so
+    vector envs with different counts in one process each get theirs)."""
+    if num_threads == 1:
+        dispatcher(*args)
+        return
+    if not _pool_started:
+        start_thread_pool()
+    numba.set_num_threads(num_threads)
+    parallel_twin(dispatcher)(*args)
+
+
+def direct_entry(dispatcher: Any, *args: Any) -> Any:
+    """The compiled code of a kernel for exactly the types of ``args``, callable without
+    Numba's per-call type dispatch (measured 0.25 us of AnomalyMapping's single-env step and
+    0.4 us of SquadRecon's). Only for a caller that always passes arrays of these very types
+    (the entry point does not check them); a plain Python kernel comes back unchanged."""
+    if not hasattr(dispatcher, "overloads"):
+        return dispatcher
+    return dispatcher.compile(tuple(numba.typeof(a) for a in args))
+
+
+def thread_scratch(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """Scratch memory for a ``prange`` loop: one block of ``shape`` per pool thread, taken as
+    ``scratch[numba.get_thread_id()]`` inside the loop body. Each sub-env must overwrite what it
+    reads of its block, so the result does not depend on which thread ran it.
+
+    Starts Numba's thread pool: compiled ``get_thread_id()`` reads the pool's state, and in a
+    process where no parallel code has run yet even the serial (one-thread) kernel would crash
+    on it."""
+    start_thread_pool()
+    return np.zeros((numba.config.NUMBA_NUM_THREADS, *shape), dtype=dtype)

@@ -6,15 +6,30 @@ from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
+from gymnasium import spaces
+from numba import njit
 
 from hiddengrid.core.actions import check_single_action
 from hiddengrid.core.batch import Batch
 from hiddengrid.core.definition import EnvDefinition
+from hiddengrid.core.kernel import direct_entry
 from hiddengrid.core.options import parse_reset_options
 from hiddengrid.core.rng import check_seed, seed_array
 from hiddengrid.render.window import Window, pygame_available, require_pygame
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
+
+
+@njit(cache=True)
+def copy_if_in_range(action: np.ndarray, upper: np.ndarray, out: np.ndarray) -> bool:
+    """Copies a contiguous 1-D int64 action into ``out[0]`` if every entry lies in
+    ``[0, upper)``."""
+    for j in range(upper.shape[0]):
+        if action[j] < 0 or action[j] >= upper[j]:
+            return False
+    for j in range(upper.shape[0]):
+        out[0, j] = action[j]
+    return True
 
 
 def check_render_mode(render_mode: object, allowed: tuple[str, ...]) -> None:
@@ -44,13 +59,73 @@ class HiddenGridEnv(gym.Env):
         self.batch = Batch(self.definition, 1, config)
         self.observation_space = self.definition.observation_space(config)
         self.action_space = self.definition.action_space(config)
-        self._obs_views = [
-            (key, self.batch.fields[name], self.batch.fields[name].ndim == 1)
-            for key, name in self.definition.observation.items()
-        ]
+        self._build_fast_path()
         self._running = False
         self._seeded = False
         self._window: Window | None = None
+
+    # The step's hot path (measured in docs/performance.md): the action goes into one
+    # preallocated buffer, the kernel is called without Numba's type dispatch, and each
+    # observation key is one copy of a row view made here (a scalar is read as such). These
+    # are derived from the batch: a pickled or copied env rebuilds them over its own arrays
+    # (compiled entry points do not pickle, and a pickled view would be a detached copy).
+    _FAST_PATH = (
+        "_obs_rows",
+        "_discrete_n",
+        "_action",
+        "_row_shape",
+        "_row_strides",
+        "_upper",
+        "_copy_row",
+        "_step_kernel",
+        "_reset_kernel",
+    )
+
+    def _build_fast_path(self) -> None:
+        self._obs_rows = [
+            (key, arr, None if arr.ndim == 1 else arr[0])
+            for key, arr in (
+                (k, self.batch.fields[n]) for k, n in self.definition.observation.items()
+            )
+        ]
+        self._step_kernel: Any = None  # resolved on the first step
+        self._reset_kernel: Any = None  # resolved on the first reset
+        self._build_action_path()
+
+    def _build_action_path(self) -> None:
+        space = self.action_space
+        self._discrete_n = int(space.n) if isinstance(space, spaces.Discrete) else 0
+        self._action = np.zeros((1, *space.shape), dtype=np.int64)
+        # A 1-D multi-discrete action: a contiguous int64 row is checked and copied by compiled
+        # code called directly (Numba's dispatch would cost more than the check).
+        self._row_shape = None
+        if isinstance(space, spaces.MultiDiscrete) and len(space.shape) == 1:
+            self._row_shape = space.shape
+            self._row_strides = (8,)
+            self._upper = np.asarray(space.nvec, dtype=np.int64)
+            self._copy_row = direct_entry(copy_if_in_range, self._upper, self._upper, self._action)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        for name in self._FAST_PATH:
+            state.pop(name, None)
+        state["_window"] = None  # a window belongs to the process that opened it
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # The fast path is rebuilt on first use, not here: unpickling can reach the env through
+        # a reference cycle (a space holding one of the env's methods) before the objects its
+        # state points to are themselves restored.
+        self.__dict__.update(state)
+
+    def __getattr__(self, name: str) -> Any:
+        # Reached only when normal lookup fails: once per fast-path attribute after a copy.
+        fast = name in type(self)._FAST_PATH and "_obs_rows" not in self.__dict__
+        if fast and "batch" in self.__dict__:
+            self._build_fast_path()
+            if name in self.__dict__:
+                return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # --- Gymnasium API -------------------------------------------------------------------
     def reset(
@@ -66,10 +141,17 @@ class HiddenGridEnv(gym.Env):
         if seed is not None:
             self.batch.seed(seed_array(seed, 1))
             self._seeded = True
+        if self._action is None:
+            self._build_action_path()
+        batch = self.batch
         if scenarios is None:
-            self.batch.reset_all()
+            if self._reset_kernel is None:
+                self._reset_kernel = direct_entry(self.definition.reset_all, *batch._reset_args)
+            self._reset_kernel(*batch._reset_args)  # what batch.reset_all() does, for one
+            batch.reward[0] = 0.0
+            batch.terminated[0] = False
         else:
-            self.batch.load_scenario(0, scenarios[0])
+            batch.load_scenario(0, scenarios[0])
         self._running = True
         if self.render_mode == "human":
             self.render()
@@ -78,18 +160,40 @@ class HiddenGridEnv(gym.Env):
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         if not self._running:
             raise RuntimeError("the episode is over (or never started): call reset() first")
-        actions = check_single_action(self.action_space, action)
+        # Fast paths for the common action types, accepting exactly what check_single_action
+        # accepts; anything else goes through it (and its error message).
+        actions = self._action
+        kind = type(action)
+        if (kind is int or kind is np.int64) and 0 <= action < self._discrete_n:
+            actions[0] = action
+        elif not (
+            kind is np.ndarray
+            and self._row_shape is not None
+            and action.dtype == np.int64
+            and action.shape == self._row_shape
+            and action.strides == self._row_strides
+            and self._copy_row(action, self._upper, actions)
+        ):
+            actions = check_single_action(self.action_space, action)
         if self.definition.extra_action_check is not None:
             self.definition.extra_action_check(self.batch, actions)
-        self.batch.step(actions)
-        terminated = bool(self.batch.terminated[0])
-        info = self.definition.step_info(self.batch, 0)
+        if actions is self._action:
+            if self._step_kernel is None:
+                self._step_kernel = direct_entry(
+                    self.definition.step_all, actions, *self.batch._step_args
+                )
+            self._step_kernel(actions, *self.batch._step_args)
+        else:
+            self.batch.step(actions)
+        batch = self.batch
+        terminated = batch.terminated.item(0)
+        info = self.definition.step_info(batch, 0)
         if terminated:
-            info["outcome"] = self.batch.outcome_name(0)
+            info["outcome"] = batch.outcome_name(0)
             self._running = False
         if self.render_mode == "human":
             self.render()
-        return self._observation(), float(self.batch.reward[0]), terminated, False, info
+        return self._observation(), batch.reward.item(0), terminated, False, info
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode == "ansi":
@@ -120,4 +224,4 @@ class HiddenGridEnv(gym.Env):
         return self._running
 
     def _observation(self) -> dict[str, Any]:
-        return {key: (arr[0] if scalar else arr[0].copy()) for key, arr, scalar in self._obs_views}
+        return {key: arr[0] if row is None else row.copy() for key, arr, row in self._obs_rows}

@@ -10,10 +10,19 @@ seeding sub-env ``i`` with ``s + i``, and either of Gymnasium's autoreset modes,
   episode's first observation, the ended episode's last one in ``info["final_obs"]`` (an object
   array, ``None`` where nothing ended, masked by ``info["_final_obs"]``) and its step info in
   ``info["final_info"]`` (masked by ``info["_final_info"]``), as Gymnasium's ``SyncVectorEnv``.
+* ``DISABLED``: the caller resets finished sub-envs with ``reset(options={"reset_mask": m})``
+  (a boolean array of ``num_envs``; with ``seed``, only the masked sub-envs are re-seeded).
+  A finished sub-env stepped without that reset starts its next episode, as in ``NEXT_STEP``.
+
+``reset_mask`` is accepted in every mode; the sub-envs it leaves out go on untouched.
+
+``num_threads`` sets how many threads step the sub-envs (default: as many as give each thread
+512 sub-envs, up to every usable core); the results are the same for any count.
 """
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any, ClassVar
 
 import numpy as np
@@ -23,23 +32,24 @@ from gymnasium.vector.utils import batch_space
 from hiddengrid.core.actions import check_batch_actions, is_int_scalar
 from hiddengrid.core.batch import Batch
 from hiddengrid.core.definition import EnvDefinition
+from hiddengrid.core.kernel import resolve_num_threads
 from hiddengrid.core.options import parse_reset_options
-from hiddengrid.core.rng import check_seed, seed_array
+from hiddengrid.core.rng import check_seed, seed_array, seed_streams
 from hiddengrid.core.single_env import check_render_mode
 
 VECTOR_RENDER_MODES = ("ansi", "rgb_array")
-AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED)
 
 
 def check_autoreset_mode(mode: object) -> AutoresetMode:
-    """``AutoresetMode.NEXT_STEP`` or ``SAME_STEP``, or their values ``"NextStep"`` and
-    ``"SameStep"``; anything else is refused."""
+    """An ``AutoresetMode`` (``NEXT_STEP``, ``SAME_STEP`` or ``DISABLED``), or its name or value
+    (``"SameStep"``); anything else is refused."""
     for allowed in AUTORESET_MODES:
         if mode is allowed or (isinstance(mode, str) and mode in (allowed.value, allowed.name)):
             return allowed
     raise ValueError(
-        f"autoreset_mode must be AutoresetMode.NEXT_STEP or AutoresetMode.SAME_STEP "
-        f"(or 'NextStep' / 'SameStep'), got {mode!r}"
+        "autoreset_mode must be AutoresetMode.NEXT_STEP, SAME_STEP or DISABLED "
+        f"(or 'NextStep', 'SameStep', 'Disabled'), got {mode!r}"
     )
 
 
@@ -72,19 +82,22 @@ class HiddenGridVectorEnv(VectorEnv):
         num_envs: int = 1,
         render_mode: str | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        num_threads: int | None = None,
         **kwargs: Any,
     ) -> None:
         if not is_int_scalar(num_envs) or num_envs < 1:  # type: ignore[operator]
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         num_envs = int(num_envs)  # type: ignore[call-overload]
         self.autoreset_mode = check_autoreset_mode(autoreset_mode)
+        threads = resolve_num_threads(num_threads, num_envs)
         config = self.definition.configure(kwargs)
         check_render_mode(render_mode, VECTOR_RENDER_MODES)
         self.render_mode = render_mode
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         self.config = config
         self.num_envs = num_envs
-        self.batch = Batch(self.definition, num_envs, config)
+        self.num_threads = threads
+        self.batch = Batch(self.definition, num_envs, config, threads)
         self.single_observation_space = self.definition.observation_space(config)
         self.single_action_space = self.definition.action_space(config)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
@@ -113,7 +126,10 @@ class HiddenGridVectorEnv(VectorEnv):
         options: dict[str, Any] | None = None,
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         seeds = self._seeds(seed)
+        options, reset_mask = self._split_reset_mask(options)
         scenarios = parse_reset_options(self.definition, self.config, options, self.num_envs)
+        if reset_mask is not None:
+            return self._reset_some(reset_mask, seeds)
         if isinstance(seed, list | tuple):
             # Gymnasium seeds np_random from one int; a seed list seeds it from all of them.
             entropy = [int(s) & (2**64 - 1) for s in seed]
@@ -131,6 +147,43 @@ class HiddenGridVectorEnv(VectorEnv):
         else:
             for i, arrays in enumerate(scenarios):
                 self.batch.load_scenario(i, arrays)
+        return self._observation(), self.definition.vector_info(self.batch)
+
+    def _split_reset_mask(self, options: Any) -> tuple[Any, np.ndarray | None]:
+        if not isinstance(options, dict) or "reset_mask" not in options:
+            return options, None
+        rest = {k: v for k, v in options.items() if k != "reset_mask"}
+        mask = options["reset_mask"]
+        if not (
+            isinstance(mask, np.ndarray)
+            and mask.dtype == np.bool_
+            and mask.shape == (self.num_envs,)
+        ):
+            raise ValueError(
+                f"options['reset_mask'] must be a bool array of shape ({self.num_envs},), "
+                f"got {mask!r}"
+            )
+        if rest.get("scenario") is not None:
+            raise ValueError("options['reset_mask'] cannot be combined with a scenario")
+        if not self._seeded:
+            raise RuntimeError("reset() every sub-env once before resetting some by reset_mask")
+        return rest, mask
+
+    def _reset_some(
+        self, mask: np.ndarray, seeds: np.ndarray | None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Starts a new episode in the sub-envs of ``mask`` only (Gymnasium's ``reset_mask``)."""
+        if seeds is not None:
+            streams = np.zeros(self.num_envs, dtype=np.uint64)
+            seed_streams(streams, seeds)
+            self.batch.rng[mask] = streams[mask]
+        untouched = self.batch.done & ~mask  # finished sub-envs that were not asked to reset
+        self.batch.done[:] = mask
+        idle = np.zeros((self.num_envs, *self.single_action_space.shape), dtype=np.int64)
+        self.batch.reset_done(idle)
+        self.batch.done[:] = untouched
+        self.batch.reward[mask] = 0.0
+        self.batch.terminated[mask] = False
         return self._observation(), self.definition.vector_info(self.batch)
 
     def step(
@@ -165,10 +218,14 @@ class HiddenGridVectorEnv(VectorEnv):
     def _same_step_reset(
         self, actions: np.ndarray, terminated: np.ndarray, ended: np.ndarray, step_info: dict
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        final = self._observation()
+        # Gymnasium's layout: an object array holding one observation dict per ended sub-env.
+        # Built column-wise from one gathered copy per key (per-row indexing costs ~3x more).
+        keys = [key for key, _, _ in self._obs_layout]
+        columns = [list(arr[ended]) for _, arr, _ in self._obs_layout]
         final_obs = np.full(self.num_envs, None, dtype=object)
-        for i in ended.tolist():  # only the sub-envs that ended; Gymnasium's layout
-            final_obs[i] = {key: value[i] for key, value in final.items()}
+        rows = zip(*columns, strict=True)
+        # map() builds the dicts in C: a comprehension costs ~1.5x as much per ended sub-env.
+        final_obs[ended] = list(map(dict, map(zip, repeat(keys, len(ended)), rows)))
         self.batch.reset_done(actions)
         # The info beside a new episode's first observation is a reset's: nothing has ended.
         self.batch.terminated[:] = False

@@ -1,4 +1,11 @@
-"""Language-model agents over OpenAI-compatible servers, playing the text envs.
+"""Language-model agents over OpenAI-compatible servers, playing the text envs: parallel,
+resumable runs with accounting, a reasoning mode, and trials of consecutive episodes.
 
-Needs the ``llm`` extra (the OpenAI Python SDK): ``pip install "hiddengrid[llm]"``.
+Needs the ``llm`` extra (the OpenAI Python SDK, and aiohttp for its transport and the scripted
+test server): ``pip install "hiddengrid[llm]"``.
 """
+
+from hiddengrid.llm.client import LLMError
+from hiddengrid.llm.run import RunConfig, RunDirError, run
+
+__all__ = ["LLMError", "RunConfig", "RunDirError", "run"]

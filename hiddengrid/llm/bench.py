@@ -1,21 +1,26 @@
 """How much parallel episodes buy: the same LLM run at several concurrencies against the
 scripted server answering after a fixed latency (``hiddengrid bench --llm``).
 
+The server runs in its own process, as a real server would, so its work does not queue behind
+the harness's in one interpreter.
+
 Every episode is AnomalyMapping answered with ``mark``, so each is exactly one request and the
 runs differ only in how many requests are in flight. The sequential time is about
 ``episodes x latency``; the ratio to it is what concurrency buys on a server that serves many
-requests at once.
+requests at once. The harness's own CPU time is reported too: on a busy machine it is what
+bounds the speed-up (about ``latency / (latency / K + CPU per request)``).
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hiddengrid.llm.run import RunConfig, run
-from hiddengrid.llm.testserver import ScriptedServer, scripted
 
 BENCH_ENV = "hiddengrid/AnomalyMapping-v0"
 
@@ -26,6 +31,7 @@ class ConcurrencyRow:
     episodes: int
     requests: int
     seconds: float
+    cpu_seconds: float  # the harness process's CPU time (the server runs in its own process)
     ratio: float  # speed-up over the first (sequential) row
 
     def as_dict(self) -> dict[str, float]:
@@ -34,6 +40,7 @@ class ConcurrencyRow:
             "episodes": self.episodes,
             "requests": self.requests,
             "seconds": self.seconds,
+            "cpu_seconds": self.cpu_seconds,
             "ratio_to_first": self.ratio,
         }
 
@@ -42,33 +49,45 @@ def run_concurrency_bench(
     latency: float = 0.2, episodes: int = 128, levels: Sequence[int] = (1, 64)
 ) -> list[ConcurrencyRow]:
     rows: list[ConcurrencyRow] = []
-    with ScriptedServer(scripted(["mark"]), latency=latency, record=False) as server:
+    server_args = ["--latency", str(latency), "--answer", "mark", "--idle-timeout", "120"]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "hiddengrid.llm.testserver", *server_args],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().strip()
         # One untimed episode first: loading the env's compiled kernels is not the subject.
-        warm = RunConfig(envs=(BENCH_ENV,), model="bench", base_url=server.url, episodes=1)
+        warm = RunConfig(envs=(BENCH_ENV,), model="bench", base_url=url, episodes=1)
         with tempfile.TemporaryDirectory() as tmp:
             run(warm, tmp)
         for k in levels:
-            config = RunConfig(
-                envs=(BENCH_ENV,), model="bench", base_url=server.url, episodes=episodes
-            )
-            before = server.served
+            config = RunConfig(envs=(BENCH_ENV,), model="bench", base_url=url, episodes=episodes)
             with tempfile.TemporaryDirectory() as tmp:
-                start = time.perf_counter()
-                run(config, tmp, concurrency=k)
+                start, cpu = time.perf_counter(), time.process_time()
+                _, summary = run(config, tmp, concurrency=k)
                 seconds = time.perf_counter() - start
+                cpu = time.process_time() - cpu
+            requests = int(summary["total"]["answers"])
             base = rows[0].seconds if rows else seconds
-            rows.append(
-                ConcurrencyRow(k, episodes, server.served - before, seconds, base / seconds)
-            )
+            rows.append(ConcurrencyRow(k, episodes, requests, seconds, cpu, base / seconds))
+    finally:
+        server.terminate()
+        server.wait()
     return rows
 
 
 def format_rows(rows: Sequence[ConcurrencyRow], latency: float) -> str:
-    head = f"{'concurrency':>11} {'episodes':>8} {'requests':>8} {'seconds':>8} {'speed-up':>8}"
+    head = (
+        f"{'concurrency':>11} {'episodes':>8} {'requests':>8} {'seconds':>8} "
+        f"{'CPU s':>7} {'speed-up':>8}"
+    )
     lines = [f"LLM episodes against the scripted server, {latency * 1000:g} ms per answer", head]
     lines.append("-" * len(head))
     lines += [
-        f"{r.concurrency:>11} {r.episodes:>8} {r.requests:>8} {r.seconds:>8.2f} {r.ratio:>7.1f}x"
+        f"{r.concurrency:>11} {r.episodes:>8} {r.requests:>8} {r.seconds:>8.2f} "
+        f"{r.cpu_seconds:>7.2f} {r.ratio:>7.1f}x"
         for r in rows
     ]
     return "\n".join(lines)

@@ -73,6 +73,8 @@ async def play_trial(
                     retries=completion.retries,
                     finish_reason=completion.finish_reason,
                 )
+                if completion.reasoning:
+                    turn["reasoning"] = completion.reasoning
                 turns.append(turn)
                 if terminated or truncated:
                     break

@@ -51,12 +51,10 @@ class RunConfig:
     def __post_init__(self) -> None:
         if self.max_tokens is None:
             object.__setattr__(self, "max_tokens", default_max_tokens(self.reasoning))
+        if self.trial_episodes < 1:
+            raise ValueError(f"trial episodes must be at least 1, got {self.trial_episodes}")
         checks = [
             (self.episodes >= 1, f"episodes must be at least 1, got {self.episodes}"),
-            (
-                self.trial_episodes >= 1,
-                f"trial episodes must be at least 1, got {self.trial_episodes}",
-            ),
             (
                 self.episodes % self.trial_episodes == 0,
                 f"episodes ({self.episodes}) must be a multiple of trial episodes "

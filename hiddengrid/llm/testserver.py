@@ -5,7 +5,8 @@ function of the conversation (so a parallel run gets exactly the answers a seque
 and reports token usage (whitespace words) like a real server. It is bounded: it listens on
 127.0.0.1 only, serves at most ``max_requests`` requests, and shuts itself down after
 ``idle_timeout`` seconds without a request. ``failures`` makes the first requests fail with
-``status`` (to exercise retries).
+``status`` (to exercise retries). It is an aiohttp app on its own event loop in a background
+thread: waiting requests cost no thread each, so many can be in flight at once.
 
     python -m hiddengrid.llm.testserver --latency 0.2 --answer mark --answer "move north"
 """
@@ -13,13 +14,15 @@ and reports token usage (whitespace words) like a real server. It is bounded: it
 from __future__ import annotations
 
 import argparse
+import asyncio
 import hashlib
-import json
+import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from aiohttp import web
 
 Responder = Callable[[list[dict[str, str]]], str]
 
@@ -40,13 +43,8 @@ def scripted(answers: Sequence[str], reasoning: bool = False) -> Responder:
     return respond
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 256  # the default of 5 drops parallel clients' connections
-
-
 class ScriptedServer:
-    """Use as a context manager; ``url`` is the base URL to give the client."""
+    """Use as a context manager (or ``start()``/``stop()``); ``url`` is the client's base URL."""
 
     def __init__(
         self,
@@ -57,6 +55,8 @@ class ScriptedServer:
         max_requests: int = 100_000,
         idle_timeout: float = 120.0,
         record: bool = True,
+        completion_tokens_only: bool = False,
+        thinking: str | None = None,
     ) -> None:
         self.respond = respond if callable(respond) else scripted(list(respond))
         self.latency = latency
@@ -65,101 +65,114 @@ class ScriptedServer:
         self.max_requests = max_requests
         self.idle_timeout = idle_timeout
         self.record = record
+        # Answer like OpenAI's reasoning models: "max_tokens" is refused (HTTP 400).
+        self.completion_tokens_only = completion_tokens_only
+        self.thinking = thinking  # sent as reasoning_content beside each answer, like vLLM
         self.requests: list[dict[str, Any]] = []
         self.served = 0
-        self._lock = threading.Lock()
+        self.in_flight = 0
+        self.max_in_flight = 0  # the most requests answered at the same time
         self._last = time.monotonic()
         self._stopped = threading.Event()
-        self.httpd = _Server(("127.0.0.1", 0), self._handler())
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self._threads = [
-            threading.Thread(target=self.httpd.serve_forever, daemon=True),
-            threading.Thread(target=self._watchdog, daemon=True),
-        ]
+        self._ready = threading.Event()
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(1024)
+        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}/v1"
+        self._thread = threading.Thread(target=self._serve, daemon=True)
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        server = self
+    async def _chat(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        self._last = time.monotonic()
+        self.served += 1
+        count = self.served
+        if self.record:
+            self.requests.append(
+                {"path": request.path, "body": body, "auth": request.headers.get("Authorization")}
+            )
+        if count > self.max_requests:
+            return web.json_response({"error": {"message": "request budget spent"}}, status=429)
+        if self.completion_tokens_only and "max_tokens" in body:
+            message = (
+                "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                "Use 'max_completion_tokens' instead."
+            )
+            return web.json_response({"error": {"message": message}}, status=400)
+        if self.failures > 0:
+            self.failures -= 1
+            return web.json_response({"error": {"message": "scripted failure"}}, status=self.status)
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            await asyncio.sleep(self.latency)
+        finally:
+            self.in_flight -= 1
+        messages = body.get("messages", [])
+        answer = self.respond(messages)
+        words_in = sum(len(str(m.get("content", "")).split()) for m in messages)
+        words_out = len(answer.split())
+        message = {"role": "assistant", "content": answer}
+        if self.thinking is not None:
+            message["reasoning_content"] = self.thinking
+            words_out += len(self.thinking.split())
+        return web.json_response(
+            {
+                "id": f"chatcmpl-{count}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body.get("model", "scripted"),
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": message,
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": words_in,
+                    "completion_tokens": words_out,
+                    "total_tokens": words_in + words_out,
+                },
+            }
+        )
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+    async def _main(self) -> None:
+        app = web.Application(client_max_size=64 * 2**20)
+        app.router.add_post("/v1/chat/completions", self._chat)
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        await web.SockSite(runner, self._sock).start()
+        self._ready.set()
+        try:
+            while not self._stopped.is_set():
+                await asyncio.sleep(0.05)
+                if time.monotonic() - self._last > self.idle_timeout:
+                    self._stopped.set()
+        finally:
+            await runner.cleanup()
 
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                with server._lock:
-                    server._last = time.monotonic()
-                    server.served += 1
-                    count = server.served
-                    if server.record:
-                        server.requests.append(
-                            {
-                                "path": self.path,
-                                "body": body,
-                                "auth": self.headers.get("Authorization"),
-                            }
-                        )
-                    failing = server.failures > 0
-                    if failing:
-                        server.failures -= 1
-                if count > server.max_requests:
-                    return self._send(429, {"error": {"message": "request budget spent"}})
-                if failing:
-                    return self._send(server.status, {"error": {"message": "scripted failure"}})
-                if not self.path.endswith("/chat/completions"):
-                    return self._send(404, {"error": {"message": f"no route {self.path}"}})
-                time.sleep(server.latency)
-                messages = body.get("messages", [])
-                answer = server.respond(messages)
-                words_in = sum(len(str(m.get("content", "")).split()) for m in messages)
-                payload = {
-                    "id": f"chatcmpl-{count}",
-                    "object": "chat.completion",
-                    "created": int(time.time()),
-                    "model": body.get("model", "scripted"),
-                    "choices": [
-                        {
-                            "index": 0,
-                            "message": {"role": "assistant", "content": answer},
-                            "finish_reason": "stop",
-                        }
-                    ],
-                    "usage": {
-                        "prompt_tokens": words_in,
-                        "completion_tokens": len(answer.split()),
-                        "total_tokens": words_in + len(answer.split()),
-                    },
-                }
-                return self._send(200, payload)
-
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: object) -> None:
-                return
-
-        return Handler
-
-    def _watchdog(self) -> None:
-        while not self._stopped.wait(0.2):
-            with self._lock:
-                idle = time.monotonic() - self._last
-            if idle > self.idle_timeout:
-                self.stop()
+    def _serve(self) -> None:
+        try:
+            asyncio.run(self._main())
+        finally:
+            self._stopped.set()
+            self._ready.set()
 
     def start(self) -> ScriptedServer:
-        for thread in self._threads:
-            thread.start()
+        self._last = time.monotonic()
+        self._thread.start()
+        self._ready.wait(30)
         return self
 
+    def wait(self) -> None:
+        """Blocks until the server stops (idle timeout or ``stop()``)."""
+        self._thread.join()
+
     def stop(self) -> None:
-        if not self._stopped.is_set():
-            self._stopped.set()
-            self.httpd.shutdown()
-            self.httpd.server_close()
+        self._stopped.set()
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
+            self._thread.join(timeout=30)
+        self._sock.close()
 
     def __enter__(self) -> ScriptedServer:
         return self.start()
@@ -182,7 +195,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         record=False,
     ).start()
     print(server.url, flush=True)
-    server._stopped.wait()
+    server.wait()
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@ extra package: filled rectangles, discs, polygons, thick lines and a 3x5 pixel f
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 Color = tuple[int, int, int]
@@ -162,3 +164,43 @@ def blend(a: Color, b: Color, t: float) -> Color:
 
 def upscale(img: np.ndarray, factor: int) -> np.ndarray:
     return np.repeat(np.repeat(img, factor, axis=0), factor, axis=1)
+
+
+def legend(
+    img: np.ndarray,
+    top: int,
+    left: int,
+    entries: list[tuple[Callable[[np.ndarray, int, int, int], None], str]],
+    scale: int = 2,
+) -> int:
+    """A row of legend entries, wrapped onto new lines at the picture's right edge: each entry
+    is a painter of a ``size``-pixel swatch at (top, left) and its label. Returns the y below."""
+    size = 6 * scale
+    x = left
+    y = top
+    for paint, label in entries:
+        width = size + scale * 2 + text_width(label, scale) + 4 * scale
+        if x > left and x + width > img.shape[1]:
+            x = left
+            y += size + 3 * scale
+        paint(img, y, x, size)
+        x = text(img, label, y + (size - 5 * scale) // 2, x + size + 2 * scale, (30, 30, 30), scale)
+        x += 4 * scale
+    return y + size + 3 * scale
+
+
+def swatch(color: Color, shape: str = "square") -> Callable[[np.ndarray, int, int, int], None]:
+    """A legend painter: a filled ``square``, an ``outline``, a ``disc`` or a ``diamond``."""
+
+    def paint(img: np.ndarray, top: int, left: int, size: int) -> None:
+        if shape == "square":
+            fill_rect(img, top, left, size, size, color)
+        elif shape == "outline":
+            outline_rect(img, top, left, size, size, color, max(1, size // 6))
+        elif shape == "disc":
+            fill_disc(img, top + size / 2, left + size / 2, size / 2, color)
+        else:
+            cy, cx, h = top + size / 2, left + size / 2, size / 2
+            fill_polygon(img, [(cy - h, cx), (cy, cx + h), (cy + h, cx), (cy, cx - h)], color)
+
+    return paint

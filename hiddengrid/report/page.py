@@ -35,6 +35,8 @@ _VIEWER = """
   </div>
   <div>
     <div class="panel"><h3>What the agent saw</h3><pre id="observation"></pre></div>
+    <div class="panel" id="reasoning-panel"><h3>Its thinking (returned beside the answer)</h3>
+      <pre id="reasoning"></pre></div>
     <div class="panel"><h3>Its answer</h3><pre id="answer"></pre></div>
     <div class="panel"><h3>Parsed action</h3><pre id="action"></pre>
       <div class="meta" id="turn-meta"></div></div>
@@ -78,6 +80,7 @@ def _llm_episode(record: dict[str, Any], pictures: bool, system: str | None) -> 
             {
                 "observation": turn["observation"],
                 "answer": turn["answer"],
+                "reasoning": turn.get("reasoning", ""),
                 "action": turn["action"],
                 "invalid": turn["invalid"],
                 "reward": turn["reward"],
@@ -122,20 +125,21 @@ def _summary_table(summary: dict[str, Any]) -> str:
     head = (
         "<tr><th>env</th><th>episodes</th><th>success</th><th>95% interval</th>"
         "<th>mean return</th><th>mean length</th><th>answers</th><th>invalid</th>"
-        "<th>tokens in</th><th>tokens out</th><th>mean latency (s)</th><th>retries</th></tr>"
+        "<th>tokens in</th><th>tokens out</th><th>latency (s)</th><th>retries</th></tr>"
     )
     rows = []
     for env_id, s in summary["envs"].items():
         low, high = s["ci95"]
         rows.append(
-            f"<tr><td>{escape(env_id)}</td><td>{s['episodes']}</td>"
+            f"<tr><td title='{escape(env_id)}'>{escape(env_id.split('/')[-1])}</td>"
+            f"<td>{s['episodes']}</td>"
             f"<td>{s['success_rate']:.1%}</td><td>[{low:.1%}, {high:.1%}]</td>"
             f"<td>{s['mean_return']:.3f}</td><td>{s['mean_length']:.2f}</td>"
             f"<td>{s['answers']}</td><td>{s['invalid_rate']:.1%}</td>"
             f"<td>{s['tokens_in']:,}</td><td>{s['tokens_out']:,}</td>"
             f"<td>{s['latency_s_mean']:.3f}</td><td>{s['retries']}</td></tr>"
         )
-    return f"<table class='summary'>{head}{''.join(rows)}</table>"
+    return f"<div class='wide'><table class='summary'>{head}{''.join(rows)}</table></div>"
 
 
 def write_run_report(run_dir: str | Path, out: str | Path | None = None, pictures: int = 5) -> Path:

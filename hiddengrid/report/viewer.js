@@ -31,6 +31,8 @@
                                         : `answer ${step + 1} of ${all.length - 1}`;
     $("observation").textContent = v.observation;
     $("answer").textContent = v.end ? "" : (v.answer === null ? "(numeric agent)" : v.answer);
+    $("reasoning").textContent = v.reasoning || "";
+    $("reasoning-panel").style.display = v.reasoning ? "" : "none";
     const action = $("action");
     if (v.end) {
       action.textContent = `episode over: ${episode.outcome}, return ${episode.return}`;

@@ -4,7 +4,9 @@
 the agent's text. An answer that does not parse to exactly one legal action changes no state
 and costs no step: the next observation repeats with the reason and ``info["invalid_action"]``
 holds it. After ``max_invalid`` invalid answers in a row the episode ends with
-``truncated=True`` and outcome ``"invalid_actions"``.
+``truncated=True`` and outcome ``"invalid_actions"`` (``max_invalid=None``: never; a person
+playing is not a model on a budget). A reason is at most :data:`REASON_LIMIT` characters, so
+a huge answer never makes a huge prompt.
 """
 
 from __future__ import annotations
@@ -14,20 +16,33 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from hiddengrid.core.actions import is_int_scalar
 from hiddengrid.text.parse import TextActionError
 
 MAX_INVALID_IN_A_ROW = 3
+REASON_LIMIT = 400
+
+
+def _short(reason: str) -> str:
+    return reason if len(reason) <= REASON_LIMIT else reason[: REASON_LIMIT - 3] + "..."
 
 
 class TextEnv:
     """Gymnasium-shaped wrapper that speaks text; the numeric env underneath is unchanged."""
 
-    def __init__(self, env_id: str, max_invalid: int = MAX_INVALID_IN_A_ROW, **kwargs: Any):
+    def __init__(
+        self, env_id: str, max_invalid: int | None = MAX_INVALID_IN_A_ROW, **kwargs: Any
+    ) -> None:
+        if max_invalid is not None and (not is_int_scalar(max_invalid) or max_invalid < 1):  # type: ignore[operator]
+            raise ValueError(
+                f"max_invalid must be a positive int (invalid answers in a row that end the "
+                f"episode) or None (never), got {max_invalid!r}"
+            )
         self.env_id = env_id
         self.env = gym.make(env_id, **kwargs)
         self.base = self.env.unwrapped
         self.config = self.base.config
-        self.max_invalid = max_invalid
+        self.max_invalid = None if max_invalid is None else int(max_invalid)  # type: ignore[call-overload]
         self.invalid_in_a_row = 0
         self.invalid_total = 0
         self.steps = 0
@@ -77,7 +92,14 @@ class TextEnv:
 
     def parse(self, answer: object) -> Any:
         """The numeric action ``answer`` names, or ``TextActionError`` with the reason."""
-        action = self.text.parse_action(answer, self.config)
+        try:
+            action = self.text.parse_action(answer, self.config)
+        except TextActionError:
+            raise
+        except (ValueError, OverflowError) as exc:
+            # A parser's own conversion error (int() of a huge number, say) is still just an
+            # invalid answer: step() never raises on what the agent wrote.
+            raise TextActionError(f"unreadable answer ({type(exc).__name__})") from None
         check = self.base.definition.extra_action_check
         if check is not None:
             try:
@@ -92,11 +114,11 @@ class TextEnv:
         try:
             action = self.parse(answer)
         except TextActionError as exc:
-            reason = str(exc)
+            reason = _short(str(exc))
             self.invalid_in_a_row += 1
             self.invalid_total += 1
             info: dict[str, Any] = {"invalid_action": reason, "numeric_observation": self._obs}
-            if self.invalid_in_a_row >= self.max_invalid:
+            if self.max_invalid is not None and self.invalid_in_a_row >= self.max_invalid:
                 self._running = False
                 info["outcome"] = "invalid_actions"
                 text = f"Your last answer was invalid: {reason}. Too many invalid answers."
@@ -125,6 +147,12 @@ class TextEnv:
         self.env.close()
 
 
-def make_text(env_id: str, **kwargs: Any) -> TextEnv:
-    """A text version of ``env_id``: ``reset()`` gives the rules and first observation."""
-    return TextEnv(env_id, **kwargs)
+def make_text(
+    env_id: str, max_invalid: int | None = MAX_INVALID_IN_A_ROW, **kwargs: Any
+) -> TextEnv:
+    """A text version of ``env_id``: ``reset()`` gives the rules and first observation.
+
+    ``max_invalid`` invalid answers in a row end the episode (``None``: never); ``kwargs`` go
+    to the env (``level=2``, say).
+    """
+    return TextEnv(env_id, max_invalid=max_invalid, **kwargs)

@@ -47,7 +47,9 @@ def load_checkpoint(
     try:
         data = torch.load(path, map_location=device, weights_only=True)
     except Exception as exc:  # torch raises many kinds for a file that is not a checkpoint
-        raise ValueError(f"{str(path)!r} is not a hiddengrid PPO checkpoint ({exc})") from exc
+        # torch's own message runs to several lines: its first says what went wrong
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ValueError(f"{str(path)!r} is not a hiddengrid PPO checkpoint ({reason})") from exc
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{str(path)!r} is not a hiddengrid PPO checkpoint (format {FORMAT})")
     config = PPOConfig.from_dict(data["config"])

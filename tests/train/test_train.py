@@ -48,11 +48,33 @@ def test_bad_settings_are_refused_with_one_line(settings: dict, message: str) ->
         PPOConfig.from_dict(settings)
 
 
-def test_cli_train_bad_input_is_one_line(tmp_path: Path) -> None:
-    with pytest.raises(SystemExit, match="num_envs must be a positive integer"):
-        main(["train", "--env", ENV_IDS[0], "--num-envs", "0", "--out", str(tmp_path)])
-    with pytest.raises(SystemExit, match="unknown env"):
-        main(["train", "--env", "hiddengrid/Nope-v0"])
+def cli_error(argv: list[str], capsys: pytest.CaptureFixture) -> str:
+    """The CLI's one-line error (exit status 2, nothing else on stderr), before any work."""
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "Traceback" not in lines[0], lines
+    return lines[0]
+
+
+def test_cli_train_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    argv = ["train", "--env", ENV_IDS[0], "--num-envs", "0", "--out", str(tmp_path)]
+    assert "--num-envs: 0 is out of range" in cli_error(argv, capsys)
+    assert "unknown env" in cli_error(["train", "--env", "hiddengrid/Nope-v0"], capsys)
+    argv = [
+        "train",
+        "--env",
+        ENV_IDS[0],
+        "--num-envs",
+        "6",
+        "--rollout",
+        "1",
+        "--out",
+        str(tmp_path),
+    ]
+    assert "multiple of minibatches" in cli_error(argv, capsys)
     assert not any(tmp_path.iterdir())
 
 
@@ -179,17 +201,15 @@ def test_eval_cli_scores_a_checkpoint_and_refuses_a_bad_one(
     argv = ["eval", "--env", ENV_IDS[0], "--agent", "ppo", "--episodes", "20"]
     assert main([*argv, "--checkpoint", str(result.checkpoint)]) == 0
     assert "ppo" in capsys.readouterr().out
-    with pytest.raises(SystemExit, match="needs --checkpoint"):
-        main(argv)
-    with pytest.raises(SystemExit, match="does not exist"):
-        main([*argv, "--checkpoint", str(tmp_path / "missing.pt")])
+    assert "needs --checkpoint" in cli_error(argv, capsys)
+    missing = [*argv, "--checkpoint", str(tmp_path / "missing.pt")]
+    assert "does not exist" in cli_error(missing, capsys)
     junk = tmp_path / "junk.pt"
     junk.write_text("not a checkpoint")
-    with pytest.raises(SystemExit, match="is not a hiddengrid PPO checkpoint"):
-        main([*argv, "--checkpoint", str(junk)])
+    junk_argv = [*argv, "--checkpoint", str(junk)]
+    assert "is not a hiddengrid PPO checkpoint" in cli_error(junk_argv, capsys)
     other = [a if a != ENV_IDS[0] else "hiddengrid/FieldCipher-v0" for a in argv]
-    with pytest.raises(SystemExit, match="was trained on"):
-        main([*other, "--checkpoint", str(result.checkpoint)])
+    assert "was trained on" in cli_error([*other, "--checkpoint", str(result.checkpoint)], capsys)
 
 
 def test_plot_is_written(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""AnomalyMapping: find a hidden node by reading an electromagnetic field (seed 000)."""
+"""AnomalyMapping: find a hidden node by reading an electromagnetic field."""
 
 from hiddengrid.envs.anomaly_mapping.env import (
     DEFINITION,

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import get_thread_id, njit, prange
 
 from hiddengrid.core.agents import BatchAgent, RandomAgent
+from hiddengrid.core.kernel import run_on, thread_scratch
 from hiddengrid.envs.anomaly_mapping.constants import (
     DIR_COL,
     DIR_ROW,
@@ -19,6 +20,7 @@ from hiddengrid.envs.anomaly_mapping.constants import (
     MOVE_SOUTH,
     MOVE_WEST,
     NORTH,
+    ROTATE_RIGHT,
     SOUTH,
     WEST,
 )
@@ -29,10 +31,11 @@ NO_MOVE = -1
 
 
 @njit(cache=True)
-def _climb_direction(view: np.ndarray, i: int) -> int:
+def _climb_direction(view: np.ndarray, i: int, blocked: np.ndarray) -> int:
     """The direction towards the strongest reading in the window, or -1 if none beats the centre.
 
-    A diagonal maximum is approached along the axis whose orthogonal neighbour reads higher.
+    A diagonal maximum is approached along the axis whose orthogonal neighbour reads higher,
+    unless that tile is known to block (``blocked[d]``): then along the other axis.
     """
     centre = view[i, 1, 1]
     best = centre
@@ -53,49 +56,238 @@ def _climb_direction(view: np.ndarray, i: int) -> int:
                 best_c = c
     if best == centre:
         return NO_MOVE
-    if best_r != 1 and best_c != 1:
-        vertical = view[i, best_r, 1]
-        horizontal = view[i, 1, best_c]
-        if horizontal > vertical:
-            best_r = 1
-        else:
-            best_c = 1
-    if best_r == 0:
-        return NORTH
-    if best_r == 2:
-        return SOUTH
-    return EAST if best_c == 2 else WEST
+    vertical = NORTH if best_r == 0 else SOUTH if best_r == 2 else NO_MOVE
+    horizontal = WEST if best_c == 0 else EAST if best_c == 2 else NO_MOVE
+    if vertical == NO_MOVE:
+        return horizontal
+    if horizontal == NO_MOVE:
+        return vertical
+    first = horizontal if view[i, 1, best_c] > view[i, best_r, 1] else vertical
+    second = vertical if first == horizontal else horizontal
+    return second if blocked[first] and not blocked[second] else first
+
+
+# --- the fair heuristic: dead reckoning over a map of what the sweep has ruled out -----------
+
+SPAN = GRID_SIZE - 1  # the largest row (or column) distance two tiles of the grid can have
+LOCAL = 2 * SPAN + 1  # the local map: offsets -14..14 from the start tile, in both axes
+ORIGIN = SPAN
+UNKNOWN, FREE, BLOCKED = 0, 1, 2
+# How much an all-zero window rules out, by the tile's distance outside the 3x3 window: a tile
+# inside it or next to it would read 2 or 3 somewhere (if that window tile is free, as 4 in 5
+# are); one tile further would read 1 unless a wall shadows it.
+RULED_OUT_NEAR = 0.8
+RULED_OUT_FAR = 0.5
+WEIGHTS = np.zeros((7, 7))
+for _dr in range(-3, 4):
+    for _dc in range(-3, 4):
+        _out = max(abs(_dr) - 1, 0) + max(abs(_dc) - 1, 0)  # Manhattan distance to the window
+        WEIGHTS[_dr + 3, _dc + 3] = (
+            1.0 if _out == 0 else RULED_OUT_NEAR if _out == 1 else RULED_OUT_FAR if _out == 2 else 0
+        )
+PLAN_DEPTH = 3  # moves looked ahead
+UNKNOWN_FREE = 0.8  # the chance an unknown tile is free (a fifth of the tiles are walls)
 
 
 @njit(cache=True)
-def heuristic_act(view, facing, starts, vertical, horizontal, phase, last_move, last_facing, out):
-    """Sweeps diagonally (alternating a vertical and a horizontal move, so the facing after each
-    move tells whether it went through) and bounces off what blocks it; once the window reads a
-    non-zero level it climbs the field, and it marks where the centre reads 2 or more."""
-    for i in range(out.shape[0]):
+def _on_grid(bounds, i, r, c):
+    """Whether local tile (r, c) can be on the grid, given the rows and columns walked: no
+    two tiles of a 15x15 grid are more than 14 apart. (Weighting the tiles by how many start
+    tiles keep them on the grid measured no better: 31.0 % against 31.5 %.)"""
+    return (
+        bounds[i, 1] - SPAN <= r <= bounds[i, 0] + SPAN
+        and bounds[i, 3] - SPAN <= c <= bounds[i, 2] + SPAN
+    )
+
+
+BOX = 2 * (3 + PLAN_DEPTH) + 1  # tiles a plan can touch, around the agent
+
+
+@njit(cache=True)
+def _step_ok(tiles, bounds, i, r, c, d, facing):
+    """Whether a planned move from local tile (r, c) in direction ``d``, facing ``facing``,
+    may be taken, and its chance of going through (1 known free, 0.8 unknown, 0 refused)."""
+    tr = r + DIR_ROW[d]
+    tc = c + DIR_COL[d]
+    if not (0 <= tr < LOCAL and 0 <= tc < LOCAL) or tiles[i, tr, tc] == BLOCKED:
+        return 0.0
+    if not (
+        max(bounds[i, 1], tr) - min(bounds[i, 0], tr) <= SPAN
+        and max(bounds[i, 3], tc) - min(bounds[i, 2], tc) <= SPAN
+    ):
+        return 0.0  # off the grid for sure
+    if tiles[i, tr, tc] == FREE:
+        return 1.0
+    if d == facing:
+        return 0.0  # its outcome could not be read
+    return UNKNOWN_FREE
+
+
+@njit(cache=True)
+def _marginal(mass, keep, keep_out, br, bc):
+    """Belief a window at box tile (br, bc) rules out beyond ``keep``; writes what is left."""
+    # Explicit loops: a slice assignment here took 3 of the agent's 4 seconds of compilation.
+    for r in range(keep.shape[0]):
+        for c in range(keep.shape[1]):
+            keep_out[r, c] = keep[r, c]
+    total = 0.0
+    for dr in range(-3, 4):
+        for dc in range(-3, 4):
+            w = WEIGHTS[dr + 3, dc + 3]
+            r = br + dr
+            c = bc + dc
+            total += w * mass[r, c] * keep[r, c]
+            keep_out[r, c] = keep[r, c] * (1.0 - w)
+    return total
+
+
+@njit(cache=True)
+def _plan(belief, bounds, tiles, i, r0, c0, facing, mass, keeps, path):
+    """The first move of the best plan of ``PLAN_DEPTH`` moves: the plan (d1, d2, d3) is worth
+    q1 (g1 + q2 (g2 + q3 g3)), with q a move's chance of going through and g the belief its
+    window rules out beyond the earlier ones. The plans are walked in order, recomputing only
+    the moves that changed (one call site each keeps the compiled code small)."""
+    h = BOX // 2
+    for r in range(BOX):
+        for c in range(BOX):
+            tr = r0 - h + r
+            tc = c0 - h + c
+            on_grid = 0 <= tr < LOCAL and 0 <= tc < LOCAL and _on_grid(bounds, i, tr, tc)
+            mass[r, c] = belief[i, tr, tc] if on_grid else 0.0
+            keeps[0, r, c] = 1.0
+    # path[level]: row, column and facing before the move, the move, its q and g
+    path[0, 0] = r0
+    path[0, 1] = c0
+    path[0, 2] = facing
+    best = -1.0
+    best_d = NO_MOVE
+    for k in range(4**PLAN_DEPTH):
+        first = PLAN_DEPTH - 1
+        while first > 0 and k % 4 ** (PLAN_DEPTH - first) == 0:
+            first -= 1  # the moves before ``first`` are the previous plan's
+        for lvl in range(first, PLAN_DEPTH):
+            d = (k >> (2 * (PLAN_DEPTH - 1 - lvl))) & 3
+            path[lvl, 3] = d
+            path[lvl, 4] = 0.0
+            path[lvl, 5] = 0.0
+            if lvl > 0 and path[lvl - 1, 4] == 0.0:
+                continue  # the plan stopped at an earlier move
+            r = int(path[lvl, 0])
+            c = int(path[lvl, 1])
+            q = _step_ok(tiles, bounds, i, r, c, d, int(path[lvl, 2]))
+            if q == 0.0:
+                continue
+            nr = r + DIR_ROW[d]
+            nc = c + DIR_COL[d]
+            path[lvl, 4] = q
+            path[lvl, 5] = _marginal(mass, keeps[lvl], keeps[lvl + 1], h + nr - r0, h + nc - c0)
+            if lvl + 1 < PLAN_DEPTH:
+                path[lvl + 1, 0] = nr
+                path[lvl + 1, 1] = nc
+                path[lvl + 1, 2] = d
+        value = 0.0
+        for lvl in range(PLAN_DEPTH - 1, -1, -1):
+            value = path[lvl, 4] * (path[lvl, 5] + value)
+        if path[0, 4] > 0.0 and value > best:
+            best = value
+            best_d = k >> (2 * (PLAN_DEPTH - 1))
+    return best_d
+
+
+@njit(cache=True)
+def _rule_out(belief, i, r, c):
+    """An all-zero window at (r, c): lowers the belief around it by what it rules out."""
+    for dr in range(-3, 4):
+        for dc in range(-3, 4):
+            tr = r + dr
+            tc = c + dc
+            if 0 <= tr < LOCAL and 0 <= tc < LOCAL:
+                belief[i, tr, tc] *= 1.0 - WEIGHTS[dr + 3, dc + 3]
+
+
+@njit(cache=True)
+def _extend(bounds, i, r, c):
+    bounds[i, 0] = min(bounds[i, 0], r)
+    bounds[i, 1] = max(bounds[i, 1], r)
+    bounds[i, 2] = min(bounds[i, 2], c)
+    bounds[i, 3] = max(bounds[i, 3], c)
+
+
+@njit(cache=True)
+def heuristic_act(
+    view, facing, starts, pos, bounds, tiles, belief, last_move, last_facing, last_view, out,
+    blockeds, masses, keepss, paths,
+):  # fmt: skip
+    """Dead-reckoning coverage. The agent keeps its position relative to its start tile and a
+    map of tiles it walked (free) or bumped into (blocked): a move that turns the agent's facing
+    went through, one that does not was blocked. To keep that readable it never steps into an
+    unknown tile along its current facing. Over a belief of where the node can still be (tiles
+    an all-zero window has not ruled out, within the grid the walked span allows) it takes the
+    move whose window rules out the most, pulled towards the remaining mass when nothing is near.
+    Once the window reads a non-zero level it climbs the field; it marks where the centre reads
+    2 or more, which is always right. The last four arrays are thread scratch
+    (``hiddengrid.core.kernel.thread_scratch``), written in full before they are read."""
+    for i in prange(out.shape[0]):
+        t = get_thread_id()
+        blocked = blockeds[t]
+        mass = masses[t]
+        keeps = keepss[t]
+        path = paths[t]
         if starts[i]:
-            vertical[i] = NORTH if facing[i] % 2 == 0 else SOUTH
-            horizontal[i] = EAST if facing[i] < 2 else WEST
-            phase[i] = 0
+            pos[i, 0] = ORIGIN
+            pos[i, 1] = ORIGIN
+            bounds[i, 0] = ORIGIN
+            bounds[i, 1] = ORIGIN
+            bounds[i, 2] = ORIGIN
+            bounds[i, 3] = ORIGIN
+            for r in range(LOCAL):  # loops, not slices: much less to compile
+                for c in range(LOCAL):
+                    tiles[i, r, c] = UNKNOWN
+                    belief[i, r, c] = 1.0
             last_move[i] = NO_MOVE
-        elif last_move[i] != NO_MOVE and last_facing[i] != last_move[i] != facing[i]:
-            # The move should have turned us to face its way and did not: it was blocked.
-            # Bounce on that axis and retry it at once, while the facing still tells.
-            if last_move[i] == vertical[i]:
-                vertical[i] = (vertical[i] + 2) % 4
-                phase[i] = 0
-            elif last_move[i] == horizontal[i]:
-                horizontal[i] = (horizontal[i] + 2) % 4
-                phase[i] = 1
+        elif last_move[i] != NO_MOVE:
+            d = last_move[i]
+            tr = pos[i, 0] + DIR_ROW[d]
+            tc = pos[i, 1] + DIR_COL[d]
+            if last_facing[i] != d:
+                moved = facing[i] == d
+            else:  # the facing cannot tell: a known free tile or a changed window can
+                moved = tiles[i, tr, tc] == FREE
+                for r in range(3):
+                    for c in range(3):
+                        if view[i, r, c] != last_view[i, r, c]:
+                            moved = True
+            if moved:
+                pos[i, 0] = tr
+                pos[i, 1] = tc
+                _extend(bounds, i, tr, tc)
+            else:
+                tiles[i, tr, tc] = BLOCKED
+        r0 = pos[i, 0]
+        c0 = pos[i, 1]
+        tiles[i, r0, c0] = FREE
+        for r in range(3):
+            for c in range(3):
+                last_view[i, r, c] = view[i, r, c]
+        last_facing[i] = facing[i]
         if view[i, 1, 1] >= 2:
             out[i] = MARK
             last_move[i] = NO_MOVE
             continue
-        direction = _climb_direction(view, i)
+        for d in range(4):
+            tr = r0 + DIR_ROW[d]
+            tc = c0 + DIR_COL[d]
+            inside = 0 <= tr < LOCAL and 0 <= tc < LOCAL
+            blocked[d] = not inside or tiles[i, tr, tc] == BLOCKED
+        direction = _climb_direction(view, i, blocked)
         if direction == NO_MOVE:
-            direction = vertical[i] if phase[i] == 0 else horizontal[i]
-            phase[i] = 1 - phase[i]
-        last_facing[i] = facing[i]
+            if view[i, 1, 1] == 0:  # nothing in sight (a climb never stops on a lit tile)
+                _rule_out(belief, i, r0, c0)
+            direction = _plan(belief, bounds, tiles, i, r0, c0, facing[i], mass, keeps, path)
+            if direction == NO_MOVE:  # boxed in: turn, so the next move can be read
+                out[i] = ROTATE_RIGHT
+                last_move[i] = NO_MOVE
+                continue
         last_move[i] = direction
         out[i] = ACTION_OF_DIRECTION[direction]
 
@@ -104,29 +296,43 @@ class FieldSweepAgent(BatchAgent):
     """Fair heuristic: sees only the observation (field window and facing)."""
 
     name = "heuristic"
-    description = "diagonal sweep that climbs the field once it reads a non-zero level"
+    description = "dead-reckoning coverage over a belief of where the node can be, then climbs"
 
     def __init__(self, env: Any, seed: int = 0) -> None:
         super().__init__(env, seed)
         n = self.num_envs
-        self.vertical = np.zeros(n, dtype=np.int64)
-        self.horizontal = np.zeros(n, dtype=np.int64)
-        self.phase = np.zeros(n, dtype=np.int64)
+        self.pos = np.zeros((n, 2), dtype=np.int64)
+        self.bounds = np.zeros((n, 4), dtype=np.int64)
+        self.tiles = np.zeros((n, LOCAL, LOCAL), dtype=np.int8)
+        self.belief = np.ones((n, LOCAL, LOCAL))
         self.last_move = np.full(n, NO_MOVE, dtype=np.int64)
         self.last_facing = np.zeros(n, dtype=np.int64)
+        self.last_view = np.zeros((n, 3, 3), dtype=np.int8)
         self.actions = np.zeros(n, dtype=np.int64)
+        self.blocked = thread_scratch((4,), np.bool_)
+        self.mass = thread_scratch((BOX, BOX), np.float64)
+        self.keeps = thread_scratch((PLAN_DEPTH + 1, BOX, BOX), np.float64)
+        self.path = thread_scratch((PLAN_DEPTH, 6), np.float64)
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
-        heuristic_act(
+        run_on(
+            self.num_threads,
+            heuristic_act,
             obs["field"],
             obs["facing"],
             starts,
-            self.vertical,
-            self.horizontal,
-            self.phase,
+            self.pos,
+            self.bounds,
+            self.tiles,
+            self.belief,
             self.last_move,
             self.last_facing,
+            self.last_view,
             self.actions,
+            self.blocked,
+            self.mass,
+            self.keeps,
+            self.path,
         )
         return self.actions.copy()
 
@@ -136,15 +342,17 @@ def oracle_act(walls, node, agent, out):
     """Multi-source BFS from every free tile within Manhattan 1 of the node, then one step
     down the distance map; Mark on arrival."""
     n = GRID_SIZE * GRID_SIZE
-    dist = np.empty((GRID_SIZE, GRID_SIZE), dtype=np.int64)
-    queue = np.empty(n, dtype=np.int64)
-    for i in range(out.shape[0]):
+    for i in prange(out.shape[0]):
+        dist = np.empty((GRID_SIZE, GRID_SIZE), dtype=np.int64)  # per sub-env: threads
+        queue = np.empty(n, dtype=np.int64)
         ar = agent[i, 0]
         ac = agent[i, 1]
         if abs(ar - node[i, 0]) + abs(ac - node[i, 1]) <= 1:
             out[i] = MARK
             continue
-        dist[:, :] = -1
+        for r in range(GRID_SIZE):  # loops, not a slice: much less to compile
+            for c in range(GRID_SIZE):
+                dist[r, c] = -1
         head = 0
         tail = 0
         for d in range(5):
@@ -189,7 +397,8 @@ class OracleAgent(BatchAgent):
         self.actions = np.zeros(self.num_envs, dtype=np.int64)
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
-        oracle_act(self.batch["walls"], self.batch["node"], self.batch["agent"], self.actions)
+        b = self.batch
+        run_on(self.num_threads, oracle_act, b["walls"], b["node"], b["agent"], self.actions)
         return self.actions.copy()
 
 

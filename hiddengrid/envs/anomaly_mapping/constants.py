@@ -1,4 +1,4 @@
-"""AnomalyMapping's numbers and codes (seed 000, SPEC section 2)."""
+"""AnomalyMapping's numbers and codes."""
 
 import numpy as np
 

@@ -54,7 +54,7 @@ class AnomalyMappingEnv(HiddenGridEnv):
     4-connected region) and one hidden node on a free tile. The node radiates a field:
     ``level(t) = max(0, 3 - d(t))`` where ``d(t)`` is the shortest 4-connected path from the
     node to ``t`` through free tiles; walls read 0. A wall between node and tile forces a
-    detour, which is the seed's Faraday shadow. The agent starts on a uniform free tile (the
+    detour, which is the Faraday shadow. The agent starts on a uniform free tile (the
     node's own tile included) facing a uniform direction, and sees only the 3x3 field around it.
 
     ## Action Space

@@ -128,7 +128,7 @@ def draw_scenario(
     start: np.ndarray,
     start_facing: np.ndarray,
 ) -> None:
-    """Walls, then the node, then the agent's tile and facing, all uniform (SPEC section 2)."""
+    """Walls, then the node, then the agent's tile and facing, all uniform."""
     draw_walls(rng, i, walls)
     draw_free_tile(rng, i, walls, node)
     draw_free_tile(rng, i, walls, start)

@@ -3,6 +3,8 @@ or as an RGB image. Rendering shows the hidden state: it is for people, not for 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from hiddengrid.core.batch import Batch
@@ -18,7 +20,7 @@ LEGEND = (
 )
 
 TILE = 32
-BAR = 28
+BAR = 62  # the status line and the legend
 FLOOR = (236, 236, 228)
 WALL = (58, 62, 74)
 LEVEL_COLORS = ((236, 236, 228), (255, 224, 150), (255, 170, 90), (235, 95, 60))
@@ -104,4 +106,29 @@ def render_rgb(batch: Batch, i: int) -> np.ndarray:
         AGENT,
     )
     draw.text(img, _status(batch, i), size + 8, 6, INK, scale=2)
+    draw.legend(img, size + 30, 6, LEGEND_ENTRIES)
     return img
+
+
+def _floor_level(level: int) -> Callable[[np.ndarray, int, int, int], None]:
+    def paint(img: np.ndarray, top: int, left: int, size: int) -> None:
+        draw.fill_rect(img, top, left, size, size, LEVEL_COLORS[level])
+        draw.outline_rect(img, top, left, size, size, (170, 170, 160), 1)
+
+    return paint
+
+
+def _agent(img: np.ndarray, top: int, left: int, size: int) -> None:
+    draw.arrow(img, top + size / 2, left + size / 2, 0, 1, size * 0.5, AGENT)
+
+
+LEGEND_ENTRIES = [
+    (_floor_level(3), "3"),
+    (_floor_level(2), "2"),
+    (_floor_level(1), "1"),
+    (_floor_level(0), "0 FIELD LEVEL"),
+    (draw.swatch(WALL), "WALL"),
+    (draw.swatch(NODE, "diamond"), "NODE"),
+    (_agent, "AGENT"),
+    (draw.swatch(WINDOW, "outline"), "SENSOR"),
+]

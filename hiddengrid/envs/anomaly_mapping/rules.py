@@ -1,11 +1,11 @@
-"""AnomalyMapping's rules (seed 000, SPEC section 2), in the order a step applies them.
+"""AnomalyMapping's rules, in the order a step applies them.
 
 Plain scalar code over struct-of-arrays state, compiled by Numba; with NUMBA_DISABLE_JIT=1 it
 runs as ordinary Python. Sub-env ``i`` of every array belongs to one episode.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from hiddengrid.core.definition import Field
 from hiddengrid.core.kernel import kernel
@@ -148,7 +148,7 @@ def step_one(i, action, outcome, reward, terminated, walls, node, agent, facing,
 def reset_all(
     rng, done, outcome, walls, node, start, start_facing, agent, facing, steps_left, view
 ):
-    for i in range(rng.shape[0]):
+    for i in prange(rng.shape[0]):
         draw_scenario(rng, i, walls, node, start, start_facing)
         start_episode(i, walls, node, start, start_facing, agent, facing, steps_left, view)
         done[i] = False
@@ -161,7 +161,7 @@ def reset_done(
 ):
     """Starts a new episode in every sub-env whose ``done`` flag is set (same-step
     autoreset): what ``step_all`` does for such a sub-env, without stepping the others."""
-    for i in range(rng.shape[0]):
+    for i in prange(rng.shape[0]):
         if not done[i]:
             continue
         draw_scenario(rng, i, walls, node, start, start_facing)
@@ -187,7 +187,7 @@ def step_all(
     steps_left,
     view,
 ):
-    for i in range(actions.shape[0]):
+    for i in prange(actions.shape[0]):
         if done[i]:  # next-step autoreset: the action is ignored
             draw_scenario(rng, i, walls, node, start, start_facing)
             start_episode(i, walls, node, start, start_facing, agent, facing, steps_left, view)

@@ -24,7 +24,8 @@ Actions (answer with exactly one, by name or number):
     a move into a wall or off the grid does nothing but still costs a step.
   4 rotate left, 5 rotate right: turn 90 degrees counter-clockwise / clockwise.
   6 mark: end the episode, declaring the node is on your tile or next to it.
-Example answers: "move north", "mark", "6".
+A move may also be given as its direction alone: "north" is "move north".
+Example answers: "move north", "north", "mark", "6".
 Scoring: mark while on the node or one of its 4 neighbours: reward 1 ("success").
 Any other mark: reward 0 ("wrong_mark"). After {STEP_BUDGET} actions without a mark the
 episode ends with reward 0 ("timeout")."""

@@ -1,4 +1,4 @@
-"""FieldCipher: decode a hex message hidden in a magnetic-field picture (seed 001)."""
+"""FieldCipher: decode a hex message hidden in a magnetic-field picture."""
 
 from hiddengrid.envs.field_cipher.constants import CODEBOOK
 from hiddengrid.envs.field_cipher.env import (

@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from hiddengrid.core.agents import BatchAgent, RandomAgent
+from hiddengrid.core.kernel import run_on
 from hiddengrid.envs.field_cipher.constants import (
     CODEBOOK_ARRAY,
     CURSOR_RIGHT,
@@ -41,8 +42,8 @@ def type_answer(i: int, target: np.ndarray, cursor: np.ndarray, slots: np.ndarra
 @njit(cache=True)
 def oracle_act(grid, cursor, slots, out):
     """Decodes blocks 0..7 with the codebook and types the message."""
-    target = np.empty(NUM_SLOTS, dtype=np.int64)
-    for i in range(out.shape[0]):
+    for i in prange(out.shape[0]):
+        target = np.empty(NUM_SLOTS, dtype=np.int64)  # per sub-env: threads
         for j in range(NUM_SLOTS):
             hi = CODEBOOK_ARRAY[block_pattern(grid, i, 2 * j)]
             lo = CODEBOOK_ARRAY[block_pattern(grid, i, 2 * j + 1)]
@@ -62,7 +63,7 @@ class OracleAgent(BatchAgent):
         self.actions = np.zeros(self.num_envs, dtype=np.int64)
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
-        oracle_act(obs["grid"], obs["cursor"], obs["slots"], self.actions)
+        run_on(self.num_threads, oracle_act, obs["grid"], obs["cursor"], obs["slots"], self.actions)
         return self.actions.copy()
 
 
@@ -83,12 +84,11 @@ def known_value(m: int) -> int:
 
 
 @njit(cache=True)
-def absorb_hints(hints, mask):
+def absorb_hints(i, hints, mask):
     """Every hint shown is an exact codebook entry: remember it for good."""
-    for i in range(hints.shape[0]):
-        for h in range(NUM_HINTS):
-            p = 27 * hints[i, h, 0] + 9 * hints[i, h, 1] + 3 * hints[i, h, 2] + hints[i, h, 3]
-            mask[p] = 1 << hints[i, h, 4]
+    for h in range(NUM_HINTS):
+        p = 27 * hints[i, h, 0] + 9 * hints[i, h, 1] + 3 * hints[i, h, 2] + hints[i, h, 3]
+        mask[p] = 1 << hints[i, h, 4]
 
 
 @njit(cache=True)
@@ -164,17 +164,21 @@ def guess_value(mask, p, known_count):
 
 
 @njit(cache=True)
-def table_act(grid, hints, cursor, slots, ended, correct, mask, out):
-    for i in range(out.shape[0]):
+def table_act(grid, hints, cursor, slots, ended, correct, masks, out):
+    """Sub-env ``i`` reads and updates only its own table ``masks[i]``: what it learns comes
+    from its own earlier episodes, never from episodes running beside it in the batch."""
+    for i in prange(out.shape[0]):
+        known_count = np.empty(NUM_VALUES, dtype=np.int64)  # per sub-env: threads
+        target = np.empty(NUM_SLOTS, dtype=np.int64)
+        mask = masks[i]
         if ended[i]:
             learn_from_ending(i, grid, slots, correct[i], mask)
-    absorb_hints(hints, mask)
-    known_count = np.zeros(NUM_VALUES, dtype=np.int64)
-    for p in range(NUM_PATTERNS):
-        if is_known(mask[p]):
-            known_count[known_value(mask[p])] += 1
-    target = np.empty(NUM_SLOTS, dtype=np.int64)
-    for i in range(out.shape[0]):
+        absorb_hints(i, hints, mask)
+        for v in range(NUM_VALUES):  # a loop, not a slice: much less to compile
+            known_count[v] = 0
+        for p in range(NUM_PATTERNS):
+            if is_known(mask[p]):
+                known_count[known_value(mask[p])] += 1
         for j in range(NUM_SLOTS):
             hi = guess_value(mask, block_pattern(grid, i, 2 * j), known_count)
             lo = guess_value(mask, block_pattern(grid, i, 2 * j + 1), known_count)
@@ -185,8 +189,12 @@ def table_act(grid, hints, cursor, slots, ended, correct, mask, out):
 class TableLearnerAgent(BatchAgent):
     """Fair: learns the codebook from what the env shows it, across episodes.
 
-    One candidate table (81 patterns x 4 values) shared by every sub-env and kept for the
-    agent's lifetime. It stores every hint it is shown, and after each episode it reads the
+    One candidate table (81 patterns x 4 values) per sub-env, kept across that sub-env's
+    episodes for the agent's lifetime. A table learns only from its own sub-env's stream, so
+    an evaluation (where every sub-env plays one episode) scores each episode the same
+    whatever the batch size or episode count: a fresh learner's first episode. Learning across
+    episodes shows where one sub-env plays many (training, or the learning curve on the env's
+    page). It stores every hint it is shown, and after each episode it reads the
     partial credit (reward / 0.25 right slots) against the slots it submitted, with its
     guesses, to rule values in or out. It decodes what it knows and guesses the rest (the
     value with most patterns not yet accounted for), types the answer and finalizes.
@@ -195,19 +203,20 @@ class TableLearnerAgent(BatchAgent):
 
     name = "heuristic"
     description = "table learner: remembers every hint, learns from partial credit, guesses rest"
+    learns_across_episodes = True
 
     def __init__(self, env: Any, seed: int = 0, use_rewards: bool = True) -> None:
         super().__init__(env, seed)
         self.reward = np.zeros(self.num_envs)
         self.ended = np.zeros(self.num_envs, dtype=np.bool_)
         self.use_rewards = use_rewards  # False: a hints-only ablation
-        self.mask = np.full(NUM_PATTERNS, ALL_VALUES, dtype=np.int64)
+        self.mask = np.full((self.num_envs, NUM_PATTERNS), ALL_VALUES, dtype=np.int64)
         self.actions = np.zeros(self.num_envs, dtype=np.int64)
 
     @property
-    def known(self) -> int:
-        """How many codebook entries the learner knows exactly."""
-        return int(sum(is_known(int(m)) for m in self.mask))
+    def known(self) -> np.ndarray:
+        """How many codebook entries each sub-env's table knows exactly."""
+        return np.array([sum(is_known(int(m)) for m in row) for row in self.mask])
 
     def observe(self, reward: np.ndarray, terminated: np.ndarray, truncated: np.ndarray) -> None:
         self.reward = np.asarray(reward)
@@ -216,7 +225,9 @@ class TableLearnerAgent(BatchAgent):
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
         correct = np.rint(self.reward * 4).astype(np.int64)
         ended = self.ended if self.use_rewards else np.zeros_like(self.ended)
-        table_act(
+        run_on(
+            self.num_threads,
+            table_act,
             obs["grid"],
             obs["hints"],
             obs["cursor"],

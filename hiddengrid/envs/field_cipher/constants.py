@@ -1,4 +1,4 @@
-"""FieldCipher's numbers, codes and the hidden codebook (seed 001, SPEC section 3)."""
+"""FieldCipher's numbers, codes and the hidden codebook."""
 
 import numpy as np
 

@@ -141,7 +141,7 @@ def draw_scenario(
     message: np.ndarray,
     hints: np.ndarray,
 ) -> None:
-    """Message, filler and hints first (level-independent), then the grid (SPEC section 3)."""
+    """Message, filler and hints first (level-independent), then the grid."""
     message_bits = below(rng, i, 1 << MESSAGE_BITS)
     filler_bits = below(rng, i, 1 << FILLER_BITS)
     draw_hints(rng, i, hints)
@@ -175,7 +175,7 @@ def message_digits(message: Any) -> np.ndarray:
 
 
 def validate_scenario(scenario: Mapping[str, Any], config: Mapping[str, Any]) -> dict:
-    """Checks a scenario dict against SPEC section 3 and returns it as arrays for the batch.
+    """Checks a scenario dict and returns it as arrays for the batch.
 
     A replayed scenario is a custom level: any 9x9 grid of 0/1/2 is allowed as long as its first
     16 decoded bits spell the message; the hints must be 4 distinct, true codebook entries.

@@ -3,7 +3,7 @@
 
     python -m hiddengrid.envs.field_cipher.make_codebook
 
-Constraints (SPEC section 3): 81 patterns, indexed ``27*tl + 9*tr + 3*bl + br``, each mapped to
+Constraints: 81 patterns, indexed ``27*tl + 9*tr + 3*bl + br``, each mapped to
 a 2-bit value; 20 or 21 patterns per value; for each value at least two patterns whose right
 column is empty (so blocks 4, 9 and 14, whose right column is padding, can hold every value).
 Design choice: the four right-empty patterns with both left cells drawn (1/1, 1/2, 2/1, 2/2)

@@ -35,14 +35,18 @@ def _message(batch: Batch, i: int) -> str:
     return "".join(HEX_DIGITS[int(d)] for d in batch["message"][i])
 
 
-def _status(batch: Batch, i: int) -> str:
-    status = f"step {int(batch['step'][i])}/{STEP_BUDGET}  level {int(batch['level'][i])}"
+def _status_lines(batch: Batch, i: int) -> list[str]:
+    lines = [f"step {int(batch['step'][i])}/{STEP_BUDGET}  level {int(batch['level'][i])}"]
     if batch.done[i] or batch.terminated[i]:
-        status += (
-            f"  outcome {batch.outcome_name(i)}  correct {int(batch['correct'][i])}"
+        lines.append(
+            f"{batch.outcome_name(i)}  correct {int(batch['correct'][i])}"
             f"  reward {batch.reward[i]:g}"
         )
-    return status
+    return lines
+
+
+def _status(batch: Batch, i: int) -> str:
+    return "  ".join(_status_lines(batch, i))
 
 
 def render_ansi(batch: Batch, i: int) -> str:
@@ -131,7 +135,7 @@ def _draw_cells(img, cells, top, left, tile, line_width) -> None:
 def render_rgb(batch: Batch, i: int) -> np.ndarray:
     field = GRID_SIZE * TILE
     width = field + 2 * MARGIN
-    height = field + 2 * MARGIN + 150
+    height = field + 2 * MARGIN + 206
     img = draw.canvas(height, width, PANEL)
     draw.fill_rect(img, MARGIN, MARGIN, field, field, BACKGROUND)
     for k in range(25):
@@ -167,5 +171,25 @@ def render_rgb(batch: Batch, i: int) -> np.ndarray:
         draw.outline_rect(img, y, left, 40, 40, color, 4 if j == cursor else 2)
         draw.text(img, _slot_char(int(v)), y + 10, left + 14, INK, scale=4)
     draw.text(img, f"MSG {_message(batch, i)}", y + 12, MARGIN + 64 + NUM_SLOTS * 52 + 8, INK)
-    draw.text(img, _status(batch, i), y + 58, MARGIN, INK, scale=2)
+    # One status line per fact group: the whole of it does not fit the picture's width.
+    for n, line in enumerate(_status_lines(batch, i)):
+        draw.text(img, line, y + 58 + 16 * n, MARGIN, INK, scale=2)
+    draw.legend(img, y + 94, MARGIN, _legend_entries())
     return img
+
+
+def _legend_entries() -> list:
+    def cell(kind: int):
+        def paint(img: np.ndarray, top: int, left: int, size: int) -> None:
+            draw.fill_rect(img, top, left, size, size, BACKGROUND)
+            _draw_cells(img, np.array([[kind]]), top, left, size, 2)
+
+        return paint
+
+    return [
+        (cell(SEGMENT), "FIELD LINE"),
+        (cell(INTERSECTION), "CROSSING"),
+        (draw.swatch(BLOCK_EDGE, "outline"), "BLOCK (0-7: MESSAGE)"),
+        (draw.swatch(CURSOR, "outline"), "CURSOR"),
+        (lambda img, top, left, size: None, "MSG: HIDDEN ANSWER"),
+    ]

@@ -1,4 +1,4 @@
-"""FieldCipher's rules (seed 001, SPEC section 3), in the order a step applies them.
+"""FieldCipher's rules, in the order a step applies them.
 
 Plain scalar code over struct-of-arrays state, compiled by Numba; with NUMBA_DISABLE_JIT=1 it
 runs as ordinary Python. Sub-env ``i`` of every array belongs to one episode. The grid never
@@ -6,9 +6,10 @@ changes during an episode; how it encodes the message (blocks, codebook) is in g
 """
 
 import numpy as np
-from numba import njit
+from numba import prange
 
 from hiddengrid.core.definition import Field
+from hiddengrid.core.kernel import inline, kernel
 from hiddengrid.envs.field_cipher.constants import (
     CURSOR_LEFT,
     CURSOR_RIGHT,
@@ -41,7 +42,7 @@ FIELDS = (
 )
 
 
-@njit(cache=True)
+@kernel
 def start_episode(i, level, grid, message, hints, step, cursor, slots, correct):
     step[i] = 0
     cursor[i] = 0
@@ -50,7 +51,7 @@ def start_episode(i, level, grid, message, hints, step, cursor, slots, correct):
     correct[i] = 0
 
 
-@njit(cache=True)
+@inline
 def moved_cursor(cursor: int, action: int) -> int:
     """Cursor right / left, wrapping round the 4 slots; other actions leave it."""
     if action == CURSOR_RIGHT:
@@ -60,20 +61,20 @@ def moved_cursor(cursor: int, action: int) -> int:
     return cursor
 
 
-@njit(cache=True)
+@kernel
 def reset_all(rng, done, outcome, level, grid, message, hints, step, cursor, slots, correct):
-    for i in range(rng.shape[0]):
+    for i in prange(rng.shape[0]):
         draw_scenario(rng, i, level, grid, message, hints)
         start_episode(i, level, grid, message, hints, step, cursor, slots, correct)
         done[i] = False
         outcome[i] = RUNNING
 
 
-@njit(cache=True)
+@kernel
 def reset_done(rng, done, outcome, level, grid, message, hints, step, cursor, slots, correct):
     """Starts a new episode in every sub-env whose ``done`` flag is set (same-step
     autoreset): what ``step_all`` does for such a sub-env, without stepping the others."""
-    for i in range(rng.shape[0]):
+    for i in prange(rng.shape[0]):
         if not done[i]:
             continue
         draw_scenario(rng, i, level, grid, message, hints)
@@ -82,7 +83,7 @@ def reset_done(rng, done, outcome, level, grid, message, hints, step, cursor, sl
         outcome[i] = RUNNING
 
 
-@njit(cache=True)
+@kernel
 def step_all(
     actions,
     rng,
@@ -101,7 +102,7 @@ def step_all(
 ):
     """One action of every sub-env. The step is written out here rather than in a helper that
     takes the arrays: such a call costs several times the step itself."""
-    for i in range(actions.shape[0]):
+    for i in prange(actions.shape[0]):
         if done[i]:  # next-step autoreset: the action is ignored
             draw_scenario(rng, i, level, grid, message, hints)
             start_episode(i, level, grid, message, hints, step, cursor, slots, correct)

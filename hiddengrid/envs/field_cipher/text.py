@@ -21,7 +21,14 @@ from hiddengrid.envs.field_cipher.constants import (
     NUM_ACTIONS,
     STEP_BUDGET,
 )
-from hiddengrid.text.parse import grid_lines, parse_choice
+from hiddengrid.text.parse import grid_lines, parse_choice, shared_aliases
+
+# A bare hex digit ("A", "f") writes it, as "write A" does; "0".."9" read as action numbers
+# 0..9, which are the same writes.
+ALIASES = {
+    **shared_aliases(ACTION_NAMES),
+    **{d.lower(): k for k, d in enumerate(HEX_DIGITS) if not d.isdigit()},
+}
 
 
 def rules_text(config: Mapping[str, Any]) -> str:
@@ -46,7 +53,8 @@ Actions (answer with exactly one, by name or number):
   16 "cursor right", 17 "cursor left": move the cursor, wrapping around (right of slot 4 is
     slot 1).
   18 "finalize": submit the 4 slots and end the episode.
-Example answers: "write A", "cursor right", "finalize", "7".
+    A bare hex digit is the same write: "A" is "write A".
+Example answers: "write A", "A", "cursor right", "finalize", "7".
 Scoring, only when the episode ends: 0.25 for each slot that holds the right character at its
 position (an empty slot scores nothing), so 1.0 for the whole message. The episode ends when
 you finalize or after {STEP_BUDGET} actions, whichever comes first; after {STEP_BUDGET} actions
@@ -102,6 +110,7 @@ def format_action(action: Any, config: Mapping[str, Any]) -> str:
 
 
 def parse_action(text: object, config: Mapping[str, Any]) -> int:
-    """``"write a"`` / ``"write A"`` -> 10, ``"cursor right"`` -> 16, ``"finalize"`` -> 18, and a
-    bare action number ``"0"`` .. ``"18"``; anything else raises ``TextActionError``."""
-    return parse_choice(text, ACTION_NAMES)
+    """``"write a"`` / ``"write A"`` / ``"A"`` -> 10, ``"cursor right"`` -> 16, ``"finalize"``
+    -> 18, and a bare action number ``"0"`` .. ``"18"``; anything else raises
+    ``TextActionError``."""
+    return parse_choice(text, ACTION_NAMES, ALIASES)

@@ -1,5 +1,5 @@
 """InvertedTreasure: find the treasure on an 8x8 grid where the icons mean the opposite of what
-they usually mean (seed 002), and its Scout variant."""
+they usually mean, and its Scout variant."""
 
 from hiddengrid.envs.inverted_treasure.env import (
     DEFINITION,

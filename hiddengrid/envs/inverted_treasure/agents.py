@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba import get_thread_id, prange
 
 from hiddengrid.core.agents import BatchAgent, RandomAgent
-from hiddengrid.core.kernel import inline, kernel
+from hiddengrid.core.kernel import inline, kernel, run_on, thread_scratch
 from hiddengrid.envs.inverted_treasure.constants import (
     BOMB,
     EMPTY,
@@ -83,7 +84,7 @@ def _unseen_neighbours(known, i, r, c) -> int:
 
 
 @kernel
-def explore_act(window, position, starts, scout, known, dist, first, queue, out):
+def explore_act(window, position, starts, scout, known, dists, firsts, queues, out):
     """One action per sub-env from its observation and its own map ``known``.
 
     Both variants: a Bomb seen on a safe path is walked to. Base variant (icons are only seen
@@ -91,9 +92,13 @@ def explore_act(window, position, starts, scout, known, dist, first, queue, out)
     west on odd rows, then north), else onto the nearest unseen tile; every action reveals a
     new tile. Scout variant: Reveal while the agent's tile or a neighbour is unseen, never
     step on an unseen tile or a Flower, otherwise walk to the Empty tile that reveals the most
-    new tiles per action spent.
+    new tiles per action spent. ``dists``, ``firsts`` and ``queues`` are thread scratch.
     """
-    for i in range(out.shape[0]):
+    for i in prange(out.shape[0]):
+        t = get_thread_id()
+        dist = dists[t]
+        first = firsts[t]
+        queue = queues[t]
         if starts[i]:
             for r in range(GRID_SIZE):
                 for c in range(GRID_SIZE):
@@ -164,13 +169,15 @@ class ExplorerAgent(BatchAgent):
         super().__init__(env, seed)
         self.scout = bool(env.config["scout"])
         self.known = np.zeros((self.num_envs, GRID_SIZE, GRID_SIZE), dtype=np.int8)
-        self.dist = np.zeros((GRID_SIZE, GRID_SIZE), dtype=np.int64)
-        self.first = np.zeros((GRID_SIZE, GRID_SIZE), dtype=np.int64)
-        self.queue = np.zeros(NUM_TILES, dtype=np.int64)
+        self.dist = thread_scratch((GRID_SIZE, GRID_SIZE), np.int64)
+        self.first = thread_scratch((GRID_SIZE, GRID_SIZE), np.int64)
+        self.queue = thread_scratch((NUM_TILES,), np.int64)
         self.actions = np.zeros(self.num_envs, dtype=np.int64)
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
-        explore_act(
+        run_on(
+            self.num_threads,
+            explore_act,
             obs["window"],
             obs["position"],
             starts,
@@ -185,10 +192,12 @@ class ExplorerAgent(BatchAgent):
 
 
 @kernel
-def oracle_act(icons, agent, dist, queue, out):
+def oracle_act(icons, agent, dists, queues, out):
     """Distances from the Bomb through tiles without a Flower, then one step down them. With
     no Flower-free path from the agent to the Bomb it waits (a timeout rather than a trap)."""
-    for i in range(out.shape[0]):
+    for i in prange(out.shape[0]):
+        dist = dists[get_thread_id()]
+        queue = queues[get_thread_id()]
         head = 0
         tail = 0
         for r in range(GRID_SIZE):
@@ -235,12 +244,21 @@ class OracleAgent(BatchAgent):
     def __init__(self, env: Any, seed: int = 0) -> None:
         super().__init__(env, seed)
         self.batch = env.batch
-        self.dist = np.zeros((GRID_SIZE, GRID_SIZE), dtype=np.int64)
-        self.queue = np.zeros(NUM_TILES, dtype=np.int64)
+        self.dist = thread_scratch((GRID_SIZE, GRID_SIZE), np.int64)
+        self.queue = thread_scratch((NUM_TILES,), np.int64)
         self.actions = np.zeros(self.num_envs, dtype=np.int64)
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
-        oracle_act(self.batch["icons"], self.batch["agent"], self.dist, self.queue, self.actions)
+        b = self.batch
+        run_on(
+            self.num_threads,
+            oracle_act,
+            b["icons"],
+            b["agent"],
+            self.dist,
+            self.queue,
+            self.actions,
+        )
         return self.actions.copy()
 
 

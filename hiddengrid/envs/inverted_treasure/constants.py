@@ -1,4 +1,4 @@
-"""InvertedTreasure's numbers and codes (seed 002, SPEC section 4)."""
+"""InvertedTreasure's numbers and codes."""
 
 import numpy as np
 
@@ -13,7 +13,7 @@ WINDOW_SIZE = 2 * WINDOW_RADIUS + 1
 PAD = WINDOW_RADIUS  # rings of outside cells around the revealed board (see rules.py)
 BOARD_SIZE = GRID_SIZE + 2 * PAD
 
-# The start tile is the seed's (x, y) = (0, 0), the south-west corner: array [7 - y, x].
+# The start tile is (x, y) = (0, 0), the south-west corner: array [7 - y, x].
 START_X, START_Y = 0, 0
 START_ROW, START_COL = GRID_SIZE - 1 - START_Y, START_X
 

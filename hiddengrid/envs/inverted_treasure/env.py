@@ -90,7 +90,7 @@ class InvertedTreasureEnv(HiddenGridEnv):
     it: a Flower ends the episode with 0 (``"trap"``), the Bomb with 1 (``"treasure"``), Empty
     goes on; this holds for tiles revealed earlier too. Revealed tiles stay revealed.
 
-    Positions use the seed's ``(x, y)``: x grows to the East, y to the North, ``(0, 0)`` is
+    Positions use ``(x, y)``: x grows to the East, y to the North, ``(0, 0)`` is
     the bottom-left tile. As an array the grid is north-up: ``(x, y)`` is ``[7 - y, x]``.
 
     In the base variant a tile is only ever seen by standing on it, so the icons cannot be

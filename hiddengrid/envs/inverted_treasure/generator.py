@@ -31,7 +31,7 @@ START_INDEX = START_ROW * GRID_SIZE + START_COL  # the start tile in row-major o
 
 @inline
 def draw_scenario(rng: np.ndarray, i: int, icons: np.ndarray) -> None:
-    """1 Bomb, then 10 Flowers, uniform over the 63 tiles that are not the start (SPEC 4).
+    """1 Bomb, then 10 Flowers, uniform over the 63 tiles that are not the start.
 
     Draws from sub-env ``i``'s own stream (``below_from`` gives the numbers of ``below``).
     """
@@ -58,7 +58,7 @@ SCENARIO_KEYS = ("icons",)
 
 
 def validate_scenario(scenario: Mapping[str, Any], config: Mapping[str, Any]) -> dict:
-    """Checks a scenario dict against SPEC section 4 and returns it as arrays for the batch.
+    """Checks a scenario dict and returns it as arrays for the batch.
 
     A replayed scenario is a custom level: any number of Flowers (0 to 62) is allowed, as long
     as there is exactly one Bomb and the start tile ``(x, y) = (0, 0)`` is Empty.

@@ -1,9 +1,9 @@
-"""InvertedTreasure's rules (seed 002, SPEC section 4), in the order a step applies them.
+"""InvertedTreasure's rules, in the order a step applies them.
 
 Plain scalar code over struct-of-arrays state, compiled by Numba; with NUMBA_DISABLE_JIT=1 it
 runs as ordinary Python. Sub-env ``i`` of every array belongs to one episode. Internally the
 agent is kept as an array index ``[row, col]`` (row 0 north); the observation reports it in the
-seed's ``(x, y)`` form, ``x = col`` and ``y = 7 - row``.
+``(x, y)`` form, ``x = col`` and ``y = 7 - row``.
 
 What the agent has revealed lives on a ``board`` padded with two rings of "outside" cells, so
 the 5x5 window is a plain copy with no edge tests: tile ``[r, c]`` is ``board[r + 2, c + 2]``.
@@ -12,6 +12,7 @@ The batch kernels are compiled without reference counting and their helpers inli
 """
 
 import numpy as np
+from numba import prange
 
 from hiddengrid.core.definition import Field
 from hiddengrid.core.kernel import inline, kernel
@@ -136,7 +137,7 @@ def step_one(i, action, outcome, reward, terminated, icons, scout, board, agent,
 
 @kernel
 def reset_all(rng, done, outcome, icons, scout, board, agent, steps_left, window, position):
-    for i in range(rng.shape[0]):
+    for i in prange(rng.shape[0]):
         draw_scenario(rng, i, icons)
         start_episode(i, icons, scout, board, agent, steps_left, window, position)
         done[i] = False
@@ -147,7 +148,7 @@ def reset_all(rng, done, outcome, icons, scout, board, agent, steps_left, window
 def reset_done(rng, done, outcome, icons, scout, board, agent, steps_left, window, position):
     """Starts a new episode in every sub-env whose ``done`` flag is set (same-step
     autoreset): what ``step_all`` does for such a sub-env, without stepping the others."""
-    for i in range(rng.shape[0]):
+    for i in prange(rng.shape[0]):
         if not done[i]:
             continue
         draw_scenario(rng, i, icons)
@@ -172,7 +173,7 @@ def step_all(
     window,
     position,
 ):
-    for i in range(actions.shape[0]):
+    for i in prange(actions.shape[0]):
         if done[i]:  # next-step autoreset: the action is ignored
             draw_scenario(rng, i, icons)
             clear_board(i, board)  # what start_episode does; the outside rings never change

@@ -48,7 +48,9 @@ Actions (answer with exactly one, by name or number):
     nothing but still costs a step.
 {_reveal_rule(config)}
   5 wait: do nothing.
-Example answers: "move north", "reveal", "5".
+A move may also be given as its direction alone ("north" is "move north"), and "hold" is
+"wait".
+Example answers: "move north", "north", "reveal", "5".
 Each action costs one step; after {STEP_BUDGET} actions the episode ends with reward 0
 ("timeout"). Outcomes: "treasure" (reward 1), "trap" (reward 0), "timeout" (reward 0).
 You see the 5x5 block of tiles around you, north at the top, west at the left; you are the

@@ -1,4 +1,4 @@
-"""Megacity: grow an underground city under alien physics the agent must discover (seed 004)."""
+"""Megacity: grow an underground city under alien physics the agent must discover."""
 
 from hiddengrid.envs.megacity.env import (
     DEFINITION,

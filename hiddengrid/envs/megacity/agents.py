@@ -1,5 +1,12 @@
-"""Megacity agents: masked random (floor), a fair observe-then-build heuristic, and an oracle
-that reads the hidden geology and plans with the equations (ceiling). All act on a batch."""
+"""Megacity agents: masked random (floor), a fair expert that learns the geology by research
+and a scan and then plans with the published equations, and an oracle that reads the hidden
+geology and checks candidate plans by simulation (ceiling). All act on a batch.
+
+The expert and the oracle share one planner (``plan_action``) over a *belief*: the stress,
+seams, faults and base airflow it holds true. The oracle's belief is the hidden state itself;
+the expert's is what the observation shows (the survey, what research and the scan revealed),
+with a safety margin for the survey error.
+"""
 
 from __future__ import annotations
 
@@ -13,12 +20,18 @@ from hiddengrid.core.batch import Batch
 from hiddengrid.core.rng import below, seed_streams
 from hiddengrid.envs.megacity.constants import (
     AIR_BASE_DEMAND,
+    AIR_MAX,
     AIR_OK,
     AIR_PER_DISTRICT,
     AIRFLOW,
     BUILD_BASE,
     CHAMBER,
+    CONDUIT_AMPLIFY,
     CONDUIT_BASE,
+    CONDUITS,
+    CORE,
+    CORE_DELAY,
+    CREEP,
     DECODED,
     DIR_COL,
     DIR_ROW,
@@ -37,198 +50,58 @@ from hiddengrid.envs.megacity.constants import (
     SCAN,
     SEAM_SHEAR,
     SHAFT_DRAFT,
-    STEEL,
     STEP_BUDGET,
     SUPPORT_BASE,
+    SURVEY_ERROR,
     TIMBER,
     VENT_BASE,
     WAIT,
 )
-from hiddengrid.envs.megacity.rules import (
-    hold,
-    phase,
-    shaft_supply,
-    shear,
-    step_one,
-    ventilated,
-)
+from hiddengrid.envs.megacity.rules import phase, step_one
 
 MAX_TARGETS = 8
+OPEN_STEPS = CORE_DELAY + 3  # steps a planned chamber stays open before it is online (creep)
+EXPERT_MARGIN = SURVEY_ERROR  # the expert's stress margin: the survey may read this much low
+EXPERT_TAPS = 4  # every fault cell (a fault has at most 4)
+EXPERT_SLACK = 4
 
 
-# --- the fair heuristic: research, scan, then build --------------------------------------------
-
-
-AIR_WATCH = 75  # the heuristic digs an extra shaft when air falls below this
-POWER_WATCH = 25  # ... and taps one more fault cell when power falls below this
-
-
-@njit(cache=True)
-def _along_current(airflow: np.ndarray, i: int, r: int, c: int) -> int:
-    """The direction (1..4) of the airflow seen in the cell now (north when still)."""
-    fr = airflow[i, r, c, 0]
-    fc = airflow[i, r, c, 1]
-    if fr < 0:
-        return 1
-    if fc > 0:
-        return 2
-    if fr > 0:
-        return 3
-    if fc < 0:
-        return 4
-    return 1
+# --- the shared planner -------------------------------------------------------------------------
 
 
 @njit(cache=True)
-def _heuristic_one(
-    i, stress, airflow, cells, supports, vents, conduits, seams, faults, research, power, air,
-    step, targets, mask,
-) -> int:  # fmt: skip
-    # 1. learn: two gravity research steps (seams and their pull), then one scan.
-    if research[i, GRAVITY] < 2:
-        return RESEARCH_BASE + GRAVITY
-    if faults[i, 0, 0] < 0:
-        return SCAN
-    # 2. choose six target cells once: the lowest stress off the fault line.
-    if targets[i, 0] < 0:
-        taken = np.zeros(NUM_CELLS, dtype=np.bool_)
-        for q in range(DISTRICT_GOAL):
-            best = -1
-            best_s = 1 << 30
-            for k in range(NUM_CELLS):
-                r = k // GRID
-                c = k % GRID
-                if taken[k] or faults[i, r, c] == 1:
-                    continue
-                s = stress[i, r, c]
-                if seams[i, r, c] > 0:
-                    s += 10  # seams felt risky in trials
-                if s < best_s:
-                    best_s = s
-                    best = k
-            taken[best] = True
-            targets[i, q] = best
-    # 3. a geothermal tap (one, more when power runs low): a conduit on the fault cell with the
-    #    fewest target neighbours.
-    taps = 0
-    for r in range(GRID):
-        for c in range(GRID):
-            taps += conduits[i, r, c] * (faults[i, r, c] == 1)
-    if taps == 0 or (power[i] < POWER_WATCH and step[i] < STEP_BUDGET - 8):
-        best = -1
-        best_n = 99
-        for k in range(NUM_CELLS):
-            r = k // GRID
-            c = k % GRID
-            if faults[i, r, c] != 1 or conduits[i, r, c] != 0:
-                continue
-            n = 0
-            for d in range(1, 5):
-                rr = r + DIR_ROW[d]
-                cc = c + DIR_COL[d]
-                if 0 <= rr < GRID and 0 <= cc < GRID:
-                    for q in range(DISTRICT_GOAL):
-                        n += targets[i, q] == rr * GRID + cc
-            if n < best_n:
-                best_n = n
-                best = k
-        if best >= 0 and mask[i, CONDUIT_BASE + best]:
-            return CONDUIT_BASE + best  # the single-cell paths come first, by cell index
-    # 4. air running low: one more shaft along the current, where the current is strongest.
-    if air[i] < AIR_WATCH:
-        best = -1
-        best_f = -1
-        for k in range(NUM_CELLS):
-            r = k // GRID
-            c = k % GRID
-            if cells[i, r, c] == ROCK or vents[i, r, c] != 0:
-                continue
-            f = abs(airflow[i, r, c, 0]) + abs(airflow[i, r, c, 1])
-            if f > best_f:
-                best_f = f
-                best = k
-        if best >= 0:
-            a = VENT_BASE + 4 * best + _along_current(airflow, i, best // GRID, best % GRID) - 1
-            if mask[i, a]:
-                return a
-    # 5. build each target: excavate, support if it looks loaded, vent with the current, build.
-    for q in range(DISTRICT_GOAL):
-        k = targets[i, q]
-        r = k // GRID
-        c = k % GRID
-        if cells[i, r, c] == DISTRICT:
-            continue
-        if cells[i, r, c] == ROCK:
-            a = EXCAVATE_BASE + k
-            return a if mask[i, a] else WAIT
-        if supports[i, r, c] == 0 and stress[i, r, c] > 30:
-            m = TIMBER if seams[i, r, c] > 0 else STEEL
-            a = SUPPORT_BASE + (m - 1) * NUM_CELLS + k
-            if mask[i, a]:
-                return a
-        if not ventilated(i, r, c, vents) and vents[i, r, c] == 0:
-            a = VENT_BASE + 4 * k + _along_current(airflow, i, r, c) - 1
-            if mask[i, a]:
-                return a
-        if cells[i, r, c] == CHAMBER:
-            a = BUILD_BASE + k
-            if mask[i, a]:
-                return a
-    return WAIT
+def draws(j, r, c, d, t, air0, baffled) -> int:
+    """What a shaft facing d in the cell draws at step t (``rules.supply_facing``)."""
+    base = air0[j, r, c, 0] * DIR_ROW[d] + air0[j, r, c, 1] * DIR_COL[d]
+    along = phase(t) * base + SHAFT_DRAFT
+    return abs(along) if baffled else max(0, along)
 
 
 @njit(cache=True)
-def heuristic_act(
-    starts, stress, airflow, cells, supports, vents, conduits, seams, faults, research, power,
-    air, step, targets, mask, out,
-) -> None:  # fmt: skip
-    for i in range(out.shape[0]):
-        if starts[i]:
-            targets[i, :] = -1
-        out[i] = _heuristic_one(
-            i, stress, airflow, cells, supports, vents, conduits, seams, faults, research,
-            power, air, step, targets, mask,
-        )  # fmt: skip
-
-
-class ObserveThenBuildAgent(BatchAgent):
-    """Fair heuristic: sees only observations (and the action mask). Researches gravity twice
-    and scans, then picks the six least-stressed cells off the fault line, taps the fault once
-    for power, and builds each target: excavate, support if stressed, vent along the current
-    airflow, build."""
-
-    name = "heuristic"
-    description = "research, scan, then build on the least-stressed cells"
-
-    def __init__(self, env: Any, seed: int = 0) -> None:
-        super().__init__(env, seed)
-        self.env = env
-        self.targets = np.full((self.num_envs, DISTRICT_GOAL), -1, dtype=np.int64)
-        self.actions = np.zeros(self.num_envs, dtype=np.int64)
-
-    def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
-        heuristic_act(
-            starts, obs["stress"], obs["airflow"], obs["cells"], obs["supports"], obs["vents"],
-            obs["conduits"], obs["seams"], obs["faults"], obs["research"], obs["power"],
-            obs["air"], obs["step"], self.targets, self.env.batch["mask"], self.actions,
-        )  # fmt: skip
-        return self.actions.copy()
-
-
-# --- the oracle: reads the geology, plans with the equations, checks plans by simulation ------
+def shaft_air(j, r, c, d, air0) -> int:
+    """What a shaft facing d adds to the air index every step (``rules.shaft_air``)."""
+    return SHAFT_DRAFT + abs(air0[j, r, c, 0] * DIR_ROW[d] + air0[j, r, c, 1] * DIR_COL[d])
 
 
 @njit(cache=True)
-def vent_plan(j, r, c, step, airflow0, baffled) -> tuple[int, int]:
-    """The shaft direction drawing the most air from ``step`` to the end, and that air."""
+def steady(j, r, c, d, step, air0, baffled) -> bool:
+    """The shaft draws air on every step to the end (it never lets its districts suffocate)."""
+    for t in range(step, STEP_BUDGET):  # noqa: SIM110 (a loop Numba compiles as it is)
+        if draws(j, r, c, d, t, air0, baffled) <= 0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def vent_plan(j, r, c, step, air0, baffled, need_steady) -> tuple[int, int]:
+    """The shaft direction drawing the most air from ``step`` to the end (among the steady
+    ones with ``need_steady``), and that air."""
     best_d = 1
-    best = -1
+    best = -(1 << 30)
     for d in range(1, 5):
-        base = airflow0[j, r, c, 0] * DIR_ROW[d] + airflow0[j, r, c, 1] * DIR_COL[d]
-        total = 0
-        for t in range(step, STEP_BUDGET):
-            along = phase(t) * base + SHAFT_DRAFT
-            total += abs(along) if baffled else max(0, along)
+        if need_steady and not steady(j, r, c, d, step, air0, baffled):
+            continue
+        total = shaft_air(j, r, c, d, air0) * (STEP_BUDGET - step)
         if total > best:
             best = total
             best_d = d
@@ -236,79 +109,158 @@ def vent_plan(j, r, c, step, airflow0, baffled) -> tuple[int, int]:
 
 
 @njit(cache=True)
-def projected_air(j, air, step, airflow0, vents, research, future_districts) -> int:
-    baffled = research[j, AIRFLOW] >= DECODED
+def projected_air(j, air, step, air0, vents, breathing) -> int:
+    """Air at the end if ``breathing`` cores and districts breathe from now on."""
+    supply = 0
+    for r in range(GRID):
+        for c in range(GRID):
+            d = vents[j, r, c]
+            if d != 0:
+                supply += shaft_air(j, r, c, d, air0)
     a = air[j]
-    for t in range(step[j], STEP_BUDGET):
-        supply = 0
-        for r in range(GRID):
-            for c in range(GRID):
-                supply += shaft_supply(j, r, c, t, airflow0, vents, baffled)
-        a = min(100, a + supply - AIR_BASE_DEMAND - AIR_PER_DISTRICT * future_districts)
+    for _ in range(step[j], STEP_BUDGET):
+        a = min(AIR_MAX, a + supply - AIR_BASE_DEMAND - AIR_PER_DISTRICT * breathing)
     return a
 
 
 @njit(cache=True)
-def best_hold(j, r, c, seams, components) -> int:
-    best = 0
-    for m in range(1, 4):
-        if components[j, m - 1] != 0:
-            h = HOLD_ON_SEAM[m] if seams[j, r, c] != 0 else HOLD_OFF_SEAM[m]
-            best = max(best, h)
-    return best
+def on_seam(j, r, c, b_seams) -> bool:
+    return b_seams[j, r, c] > 0  # -1: unknown, taken as no seam
 
 
 @njit(cache=True)
-def best_material(j, r, c, seams, components) -> int:
+def best_material(j, r, c, b_seams, components) -> tuple[int, int]:
+    """The available material that carries the most here, and what it carries."""
     best = TIMBER
     best_h = -1
     for m in range(1, 4):
         if components[j, m - 1] != 0:
-            h = HOLD_ON_SEAM[m] if seams[j, r, c] != 0 else HOLD_OFF_SEAM[m]
+            h = HOLD_ON_SEAM[m] if on_seam(j, r, c, b_seams) else HOLD_OFF_SEAM[m]
             if h > best_h:
                 best_h = h
                 best = m
-    return best
+    return best, best_h
 
 
 @njit(cache=True)
-def _oracle_policy(
-    j, targets, ntargets, taps_wanted, slack,
-    seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
-    step, integrity, air, power, districts, research, components, scanned, power_paid,
-    mask,
+def next_to_fault(j, r, c, b_faults) -> bool:
+    for d in range(1, 5):
+        rr = r + DIR_ROW[d]
+        cc = c + DIR_COL[d]
+        if 0 <= rr < GRID and 0 <= cc < GRID and b_faults[j, rr, cc] == 1:
+            return True
+    return False
+
+
+@njit(cache=True)
+def expected_load(j, r, c, b_stress, b_seams, b_faults, research, margin) -> int:
+    """The load the cell is believed to carry once open, with the margin and the creep of
+    OPEN_STEPS steps (before it comes online)."""
+    load = b_stress[j, r, c] + margin + CREEP * OPEN_STEPS
+    if on_seam(j, r, c, b_seams):
+        load += SEAM_SHEAR
+    if next_to_fault(j, r, c, b_faults) and research[j, CONDUITS] < DECODED:
+        load += CONDUIT_AMPLIFY  # the tap we will lay on the fault loads its neighbours
+    return load
+
+
+@njit(cache=True)
+def choose_targets(
+    j, b_stress, b_seams, b_faults, research, components, margin, jitter, targets, ntargets
+) -> None:
+    """Up to MAX_TARGETS cells, greedily: the least believed load that an available support
+    can carry, off the fault, counting the spill of excavating next to a chosen target."""
+    taken = np.zeros(NUM_CELLS, dtype=np.bool_)
+    n = 0
+    for _ in range(MAX_TARGETS):
+        best = -1
+        best_key = 1 << 40
+        for k in range(NUM_CELLS):
+            r = k // GRID
+            c = k % GRID
+            if taken[k] or b_faults[j, r, c] == 1:
+                continue
+            load = expected_load(j, r, c, b_stress, b_seams, b_faults, research, margin)
+            crowd = 0
+            for d in range(1, 5):
+                rr = r + DIR_ROW[d]
+                cc = c + DIR_COL[d]
+                if 0 <= rr < GRID and 0 <= cc < GRID and taken[rr * GRID + cc]:
+                    crowd += 1
+            load += EXCAVATION_SPILL * crowd
+            _, h = best_material(j, r, c, b_seams, components)
+            if load > ROCK_SPAN + h:
+                continue
+            key = (load + jitter[k]) * 64 + k
+            if key < best_key:
+                best_key = key
+                best = k
+        if best < 0:
+            break
+        taken[best] = True
+        targets[j, n] = best
+        n += 1
+    ntargets[j] = n
+
+
+@njit(cache=True)
+def ventilated_by(j, r, c, step, air0, vents, baffled) -> bool:
+    """A steady shaft within reach."""
+    for d in range(0, 5):
+        rr = r + DIR_ROW[d]
+        cc = c + DIR_COL[d]
+        if (
+            0 <= rr < GRID
+            and 0 <= cc < GRID
+            and vents[j, rr, cc] != 0
+            and steady(j, rr, cc, vents[j, rr, cc], step[j], air0, baffled)
+        ):
+            return True
+    return False
+
+
+@njit(cache=True)
+def plan_action(
+    j, margin, taps_wanted, slack, b_stress, b_seams, b_faults, air0,
+    cells, supports, vents, conduits, research, components, air, step, targets, ntargets, mask,
 ) -> int:  # fmt: skip
-    # 1. geothermal taps on the fault cells that hurt the plan least
+    """The next action of the plan: taps on the believed fault, a shaft when the air would
+    run short by the end, then each target in order (excavate, support if the believed load
+    needs it, a shaft if none is within reach, build)."""
+    baffled = research[j, AIRFLOW] >= DECODED
+    # 1. geothermal taps on the believed fault cells
     taps = 0
     for r in range(GRID):
         for c in range(GRID):
-            taps += conduits[j, r, c] * faults[j, r, c]
-    if taps < taps_wanted[j]:
+            taps += conduits[j, r, c] * (b_faults[j, r, c] == 1)
+    if taps < taps_wanted:
         best = -1
         best_n = 99
         for k in range(NUM_CELLS):
             r = k // GRID
             c = k % GRID
-            if faults[j, r, c] == 0 or conduits[j, r, c] != 0:
+            if b_faults[j, r, c] != 1 or conduits[j, r, c] != 0:
                 continue
             n = 0
             for q in range(ntargets[j]):
                 t = targets[j, q]
-                if abs(t // GRID - r) + abs(t % GRID - c) <= 1:
-                    n += 1
+                n += abs(t // GRID - r) + abs(t % GRID - c) == 1
             if n < best_n:
                 best_n = n
                 best = k
         if best >= 0 and mask[j, CONDUIT_BASE + best]:
-            return CONDUIT_BASE + best
+            return CONDUIT_BASE + best  # the single-cell paths come first, by cell index
     # 2. air: one more shaft when the city would run short by the end
-    pending = 0
+    opened = 0
+    breathing = 0
     for q in range(ntargets[j]):
         t = targets[j, q]
-        if cells[j, t // GRID, t % GRID] != DISTRICT:
-            pending += 1
-    goal = min(DISTRICT_GOAL, districts[j] + pending)
-    if projected_air(j, air, step, airflow0, vents, research, goal) <= AIR_OK + slack[j]:
+        opened += cells[j, t // GRID, t % GRID] != ROCK
+    for r in range(GRID):
+        for c in range(GRID):
+            breathing += cells[j, r, c] >= CORE
+    planned = max(breathing, min(DISTRICT_GOAL, breathing + (DISTRICT_GOAL - opened)))
+    if projected_air(j, air, step, air0, vents, planned) <= AIR_OK + slack:
         best = -1
         best_air = 0
         best_d = 1
@@ -317,110 +269,168 @@ def _oracle_policy(
             c = k % GRID
             if cells[j, r, c] == ROCK or vents[j, r, c] != 0:
                 continue
-            d, total = vent_plan(j, r, c, step[j], airflow0, research[j, AIRFLOW] >= DECODED)
+            d, total = vent_plan(j, r, c, step[j], air0, baffled, True)
             if total > best_air:
                 best_air = total
                 best = k
                 best_d = d
         if best >= 0 and mask[j, VENT_BASE + 4 * best + best_d - 1]:
             return VENT_BASE + 4 * best + best_d - 1
-    # 3. the targets, in order
+    # 3. the targets, in order, until six are open
+    opened = 0
     for q in range(ntargets[j]):
-        if districts[j] >= DISTRICT_GOAL:
-            break
         k = targets[j, q]
         r = k // GRID
         c = k % GRID
         kind = cells[j, r, c]
+        if kind == ROCK:
+            if opened >= DISTRICT_GOAL:
+                continue
+            a = EXCAVATE_BASE + k
+            return a if mask[j, a] else WAIT
+        opened += 1
         if kind == DISTRICT:
             continue
-        load = stress[j, r, c] + shear(j, r, c, seams, damped)
-        if kind == ROCK:
-            if load > ROCK_SPAN + best_hold(j, r, c, seams, components) + (
-                SEAM_SHEAR if seams[j, r, c] != 0 and damped[j, r, c] == 0 else 0
-            ):
-                continue  # cannot be held: skip this target
-            a = EXCAVATE_BASE + k
+        load = b_stress[j, r, c] + margin + CREEP * (CORE_DELAY + 1)
+        if on_seam(j, r, c, b_seams):
+            load += SEAM_SHEAR
+        if supports[j, r, c] == 0 and load > ROCK_SPAN:
+            m, _ = best_material(j, r, c, b_seams, components)
+            if not on_seam(j, r, c, b_seams) and load <= ROCK_SPAN + HOLD_OFF_SEAM[TIMBER]:
+                m = TIMBER  # cheaper, and enough
+            a = SUPPORT_BASE + (m - 1) * NUM_CELLS + k
             if mask[j, a]:
                 return a
             return WAIT
-        if load > hold(j, r, c, seams, supports):
-            if supports[j, r, c] == 0:
-                m = best_material(j, r, c, seams, components)
-                a = SUPPORT_BASE + (m - 1) * NUM_CELLS + k
-                if mask[j, a]:
-                    return a
-            if seams[j, r, c] != 0 and damped[j, r, c] == 0 and conduits[j, r, c] == 0:
-                a = CONDUIT_BASE + k
-                if mask[j, a]:
-                    return a
-            continue
-        if not ventilated(j, r, c, vents):
-            d, total = vent_plan(j, r, c, step[j], airflow0, research[j, AIRFLOW] >= DECODED)
+        if vents[j, r, c] == 0 and not ventilated_by(j, r, c, step, air0, vents, baffled):
+            d, total = vent_plan(j, r, c, step[j], air0, baffled, True)
             a = VENT_BASE + 4 * k + d - 1
-            if mask[j, a]:
-                return a
+            return a if mask[j, a] else WAIT
         if kind == CHAMBER:
             a = BUILD_BASE + k
-            if mask[j, a]:
-                return a
+            return a if mask[j, a] else WAIT
     return WAIT
+
+
+# --- the fair expert: research, scan, then plan on what the observation shows ------------------
+
+
+@njit(cache=True)
+def base_airflow(j, airflow, vents, step, air0) -> None:
+    """The step-0 airflow the expert works out from the current one: the published reversal
+    and shaft draft, undone."""
+    ph = phase(step[j])
+    for r in range(GRID):
+        for c in range(GRID):
+            d = vents[j, r, c]
+            air0[j, r, c, 0] = ph * (airflow[j, r, c, 0] - SHAFT_DRAFT * DIR_ROW[d])
+            air0[j, r, c, 1] = ph * (airflow[j, r, c, 1] - SHAFT_DRAFT * DIR_COL[d])
+
+
+@njit(cache=True)
+def expert_act(
+    starts, learn, stress, airflow, cells, supports, vents, conduits, seams, faults, research,
+    components, air, step, targets, ntargets, air0, mask, out,
+) -> None:  # fmt: skip
+    """``learn``: research gravity twice and scan first (the red-team variant skips it)."""
+    jitter = np.zeros(NUM_CELLS, dtype=np.int64)
+    for j in range(out.shape[0]):
+        if starts[j]:
+            ntargets[j] = -1
+        if learn and research[j, GRAVITY] < 2:
+            out[j] = RESEARCH_BASE + GRAVITY if mask[j, RESEARCH_BASE + GRAVITY] else WAIT
+            continue
+        if learn and faults[j, 0, 0] < 0:
+            out[j] = SCAN if mask[j, SCAN] else WAIT
+            continue
+        if ntargets[j] < 0:
+            choose_targets(
+                j, stress, seams, faults, research, components, EXPERT_MARGIN, jitter, targets,
+                ntargets,
+            )  # fmt: skip
+        base_airflow(j, airflow, vents, step, air0)
+        out[j] = plan_action(
+            j, EXPERT_MARGIN, EXPERT_TAPS, EXPERT_SLACK, stress, seams, faults, air0,
+            cells, supports, vents, conduits, research, components, air, step, targets,
+            ntargets, mask,
+        )  # fmt: skip
+
+
+class ExpertAgent(BatchAgent):
+    """Fair expert: sees only observations (and the action mask) and knows the published
+    equations. Researches gravity twice (the seams and their pull) and scans (the fault and
+    its hidden stress), then taps the fault, picks six cells whose surveyed load an available
+    support carries with a margin for the survey error, and builds each in turn: excavate,
+    support, a shaft facing the direction that draws most air to the end, build."""
+
+    name = "heuristic"
+    description = "research gravity, scan, then plan with the published equations"
+    learn = True
+
+    def __init__(self, env: Any, seed: int = 0) -> None:
+        super().__init__(env, seed)
+        self.env = env
+        self.targets = np.full((self.num_envs, MAX_TARGETS), -1, dtype=np.int64)
+        self.ntargets = np.full(self.num_envs, -1, dtype=np.int64)
+        self.air0 = np.zeros((self.num_envs, GRID, GRID, 2), dtype=np.int64)
+        self.actions = np.zeros(self.num_envs, dtype=np.int64)
+
+    def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
+        expert_act(
+            starts, self.learn, obs["stress"], obs["airflow"], obs["cells"], obs["supports"],
+            obs["vents"], obs["conduits"], obs["seams"], obs["faults"], obs["research"],
+            obs["components"], obs["air"], obs["step"], self.targets, self.ntargets, self.air0,
+            self.env.batch["mask"], self.actions,
+        )  # fmt: skip
+        return self.actions.copy()
+
+
+# --- the oracle: reads the geology, plans with the equations, checks plans by simulation ------
 
 
 @njit(cache=True)
 def oracle_rollouts(
-    rng, targets, ntargets, taps_wanted, slack, plans, returns, wins, outcome, reward,
-    terminated,
-    seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
-    step, integrity, air, power, districts, research, components, scanned, power_paid,
+    rng, targets, ntargets, plans, returns, wins, outcome, reward, terminated,
+    seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits, stress, damped,
+    progress, activated, step, integrity, air, power, districts, research, components,
+    scanned, power_paid,
     view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
     view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask,
 ) -> None:  # fmt: skip
     """Every slot j holds a copy of one start state; each draws a plan (targets ordered by
-    load plus noise, a number of taps, an air margin) and plays it to the end."""
+    load plus noise, a number of taps, an air margin, a stress margin) and plays it to the
+    end on the true state."""
     views = (
         view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
         view_reversal, view_draft, view_conduit_effect, view_conduit_damps,
     )  # fmt: skip
     n = plans.shape[0]
-    key = np.zeros(NUM_CELLS, dtype=np.int64)
+    jitter = np.zeros(NUM_CELLS, dtype=np.int64)
     for j in range(n):
-        noise = below(rng, 0, 40) if j > 0 else 0
+        noise = below(rng, 0, 12) if j > 0 else 0
         for k in range(NUM_CELLS):
-            r = k // GRID
-            c = k % GRID
-            load = stress[j, r, c] + shear(j, r, c, seams, damped)
-            cost = max(0, load - ROCK_SPAN) * 4 + load
-            if faults[j, r, c] != 0:
-                cost += 40
-            for d in range(1, 5):  # crowded neighbours take the spill
-                rr = r + DIR_ROW[d]
-                cc = c + DIR_COL[d]
-                if 0 <= rr < GRID and 0 <= cc < GRID:
-                    cost += EXCAVATION_SPILL // 2
-            key[k] = cost * 64 + (below(rng, 0, noise + 1) * 64 if noise > 0 else 0) + k
-        order = np.argsort(key)
-        ntargets[j] = MAX_TARGETS
-        for q in range(MAX_TARGETS):
-            targets[j, q] = order[q]
-        taps_wanted[j] = 1 + below(rng, 0, 2) if j > 0 else 1
-        slack[j] = below(rng, 0, 6) if j > 0 else 2
+            jitter[k] = below(rng, 0, noise + 1) if noise > 0 else 0
+        margin = below(rng, 0, 5) if j > 0 else 0
+        taps_wanted = 2 + below(rng, 0, 3) if j > 0 else 4
+        slack = below(rng, 0, 10) if j > 0 else 2
+        choose_targets(
+            j, stress, seams, faults, research, components, margin, jitter, targets, ntargets
+        )
         returns[j] = 0.0
         wins[j] = False
         plans[j, :] = WAIT
         for t in range(STEP_BUDGET):
-            a = _oracle_policy(
-                j, targets, ntargets, taps_wanted, slack,
-                seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress,
-                damped, step, integrity, air, power, districts, research, components, scanned,
-                power_paid, mask,
+            a = plan_action(
+                j, margin, taps_wanted, slack, stress, seams, faults, airflow0,
+                cells, supports, vents, conduits, research, components, air, step, targets,
+                ntargets, mask,
             )  # fmt: skip
             plans[j, t] = a
             step_one(
                 j, a, outcome, reward, terminated,
-                seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress,
-                damped, step, integrity, air, power, districts, research, components, scanned,
-                power_paid, views, terms, mask,
+                seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits,
+                stress, damped, progress, activated, step, integrity, air, power, districts,
+                research, components, scanned, power_paid, views, terms, mask,
             )  # fmt: skip
             returns[j] += reward[j]
             if terminated[j]:
@@ -445,8 +455,6 @@ class OracleAgent(BatchAgent):
         k = candidates
         self.targets = np.zeros((k, MAX_TARGETS), dtype=np.int64)
         self.ntargets = np.zeros(k, dtype=np.int64)
-        self.taps = np.zeros(k, dtype=np.int64)
-        self.slack = np.zeros(k, dtype=np.int64)
         self.plans = np.zeros((k, STEP_BUDGET), dtype=np.int64)
         self.returns = np.zeros(k, dtype=np.float64)
         self.wins = np.zeros(k, dtype=np.bool_)
@@ -463,8 +471,8 @@ class OracleAgent(BatchAgent):
             arr[:] = self.batch.fields[name][i]
         s = self.scratch
         oracle_rollouts(
-            self.rng, self.targets, self.ntargets, self.taps, self.slack, self.plans,
-            self.returns, self.wins, s.outcome, s.reward, s.terminated, *s.fields.values(),
+            self.rng, self.targets, self.ntargets, self.plans, self.returns, self.wins,
+            s.outcome, s.reward, s.terminated, *s.fields.values(),
         )  # fmt: skip
         score = self.returns + 1000.0 * self.wins
         best = int(np.argmax(score))
@@ -481,4 +489,4 @@ class OracleAgent(BatchAgent):
         return self.actions.copy()
 
 
-AGENTS = {"random": RandomAgent, "heuristic": ObserveThenBuildAgent, "oracle": OracleAgent}
+AGENTS = {"random": RandomAgent, "heuristic": ExpertAgent, "oracle": OracleAgent}

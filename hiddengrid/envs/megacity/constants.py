@@ -1,4 +1,4 @@
-"""Megacity's numbers and codes (seed 004, SPEC section 6): every constant of the physics.
+"""Megacity's numbers and codes: every constant of the physics.
 
 The equations that use them are in ``rules.py`` and written out on the docs page (README.md).
 """
@@ -18,11 +18,10 @@ INTEGRITY_OK = 80  # integrity must stay above this
 AIR_OK = 60  # air must stay above this
 POWER_MILESTONE = 80  # +3 the first time power exceeds this
 DISTRICT_GOAL = 6
-POWER_MIN = -100  # power is clamped to [POWER_MIN, POWER_MAX]
-POWER_MAX = 200
+POWER_MAX = 200  # power is clamped to [0, POWER_MAX]: a shortfall is a brownout instead
 
 # --- cells -------------------------------------------------------------------------------------
-ROCK, CHAMBER, CORE, DISTRICT = 0, 1, 2, 3  # CORE: built, not yet active
+ROCK, CHAMBER, CORE, DISTRICT = 0, 1, 2, 3  # CORE: built, not yet online
 CELL_NAMES = ("rock", "chamber", "core", "district")
 
 # Directions: 1 north, 2 east, 3 south, 4 west (0 = none), as in seams and vents.
@@ -36,36 +35,42 @@ SEAM_UNKNOWN_DIRECTION = 5  # what "seams" shows for a seam cell before its dire
 NO_SUPPORT, TIMBER, STEEL, ANCHOR = 0, 1, 2, 3
 MATERIAL_NAMES = ("none", "timber", "steel", "anchor")
 NUM_MATERIALS = 3
-SUPPORT_COST = np.array([0, 2, 3, 3], dtype=np.int64)
-HOLD_OFF_SEAM = np.array([0, 20, 40, 40], dtype=np.int64)  # extra load a support carries
-HOLD_ON_SEAM = np.array([0, 20, 5, 40], dtype=np.int64)  # under sideways gravity
+SUPPORT_COST = np.array([0, 2, 3, 4], dtype=np.int64)
+HOLD_OFF_SEAM = np.array([0, 10, 22, 26], dtype=np.int64)  # extra load a support carries
+HOLD_ON_SEAM = np.array([0, 10, 0, 30], dtype=np.int64)  # under sideways gravity
 
 # --- structure ---------------------------------------------------------------------------------
-ROCK_SPAN = 34  # load an open cell carries with no support
-SEAM_SHEAR = 15  # sideways gravity adds this load to an open seam cell (unless damped)
-EXCAVATION_SPILL = 6  # excavating loads each orthogonal neighbour by this much
-SEAM_RELIEF = 15  # excavating a seam cell unloads every seam cell downstream by this much
-CONDUIT_AMPLIFY = 10  # a conduit on a fault loads its cell and 4 neighbours by this much
+ROCK_SPAN = 30  # load an open cell carries with no support
+SEAM_SHEAR = 16  # sideways gravity adds this load to an open seam cell (unless damped)
+EXCAVATION_SPILL = 5  # excavating loads each orthogonal neighbour by this much
+SEAM_RELIEF = 12  # excavating a seam cell unloads every seam cell downstream by this much
+CONDUIT_AMPLIFY = 8  # a conduit on a fault loads its cell and 4 neighbours by this much
+CREEP = 2  # an open chamber or core (not yet online) gains this stress every step
 DAMAGE_DIVISOR = 4  # integrity lost per step = ceil(total overload / DAMAGE_DIVISOR)
-SETTLING = 1  # integrity regained per step with no overload
+SETTLING = 1  # integrity regained per step with no overload, only while below INTEGRITY_OK
 STRESS_MAX = 100
 
+# --- districts ---------------------------------------------------------------------------------
+CORE_DELAY = 3  # a core comes online after this many steps in a row held and ventilated
+
 # --- air ---------------------------------------------------------------------------------------
-SHAFT_DRAFT = 1  # a shaft adds this draft along its direction in its own cell
-AIR_BASE_DEMAND = 1  # the outpost breathes
-AIR_PER_DISTRICT = 1  # every active district breathes
-VENT_REACH = 1  # a core activates only with a shaft within this Manhattan distance
+SHAFT_DRAFT = 2  # a shaft adds this draft along its direction in its own cell
+AIR_BASE_DEMAND = 0  # the outpost breathes through its own old shaft: only new buildings count
+AIR_PER_DISTRICT = 1  # every core and district breathes, from the step it is built
+VENT_REACH = 1  # a core comes online only with a shaft within this Manhattan distance
+AIR_MAX = 100
 
 # --- power -------------------------------------------------------------------------------------
-POWER_INCOME = 1  # per step, from the outpost reactor
-FAULT_TAP = 3  # per step, per conduit cell on a fault line (geothermal)
-DISTRICT_UPKEEP = 1  # per step, per active district
-EXCAVATE_COST = 3
-VENT_COST = 2
+POWER_INCOME = 0  # the outpost has no reactor of its own: geothermal taps are the income
+FAULT_TAP = 5  # per step, per conduit cell on a fault line (geothermal)
+CONDUIT_LEAK = 1  # per step, per conduit cell off the fault line (it only carries losses)
+DISTRICT_UPKEEP = 2  # per step, per core and district, from the step it is built
+EXCAVATE_COST = 4
+VENT_COST = 3
 CONDUIT_COST_PER_CELL = 1
-BUILD_COST = 4
+BUILD_COST = 5
 RESEARCH_COST = 1
-SCAN_COST = 1
+SCAN_COST = 2
 
 # --- research ----------------------------------------------------------------------------------
 GRAVITY, LOAD, AIRFLOW, CONDUITS = 0, 1, 2, 3
@@ -85,21 +90,29 @@ COMPONENT_NAMES = (
 NUM_COMPONENTS = 6
 COMPONENT_OF_RULE = np.array([2, 3, 4, 5], dtype=np.int64)
 NOT_REVEALED = -1  # what a research observation shows before its stage
+REVERSAL_HIDDEN = 0  # "reversal" before airflow research; then 1 + steps to the next reversal
+REVERSAL_NEVER = 1  # ... and 1 when the current will not turn again
 
 # What a conduit laid in a cell would do ("conduit_effect", conduit research stage 1).
-CONDUIT_INERT, CONDUIT_TAPS_AND_LOADS, CONDUIT_TAPS, CONDUIT_DAMPS = 0, 1, 2, 3
-CONDUIT_EFFECT_NAMES = ("nothing", "taps power, loads the rock", "taps power", "damps the seam")
+CONDUIT_LEAKS, CONDUIT_TAPS_AND_LOADS, CONDUIT_TAPS, CONDUIT_DAMPS = 0, 1, 2, 3
+CONDUIT_EFFECT_NAMES = (
+    "leaks power",
+    "taps power, loads the rock",
+    "taps power",
+    "leaks power, damps the seam",
+)
 
 # --- hidden geology (generator) ----------------------------------------------------------------
 MIN_SEAMS, MAX_SEAMS = 1, 2
 FAULT_MIN_LEN, FAULT_MAX_LEN = 3, 4
 STRESS_BASE = 12
 OVERBURDEN_STEP = 5  # stress rises by this per row/column away from the light edge
-SEAM_LOAD_STEP = 6  # seam load accumulates downstream by this per cell
-FAULT_LOAD = 25  # the hidden stress concentration on a fault cell (a scan reveals it)
-FAULT_HALO = 8  # extra stress on the orthogonal neighbours of a fault cell
-STRESS_NOISE = 8  # uniform 0..STRESS_NOISE-1 added per cell
-CHANNEL_SPEED = 2  # airflow magnitude in the draft channel, 1 elsewhere, 0 on faults
+SEAM_LOAD_STEP = 5  # seam load accumulates downstream by this per cell
+FAULT_LOAD = 24  # the hidden stress concentration on a fault cell (a scan reveals it)
+FAULT_HALO = 8  # extra stress on the orthogonal neighbours of a fault cell (also hidden)
+ROCK_GRAIN = 8  # uniform 0..ROCK_GRAIN-1 of true stress per cell (in every observation)
+SURVEY_ERROR = 8  # the stress map is off by a fixed -8..+8 per cell (the scan does not fix it)
+CHANNEL_SPEED = 2  # airflow magnitude in the draft channel, 1 elsewhere
 
 # --- actions -----------------------------------------------------------------------------------
 ACTION_TYPES = ("excavate", "support", "vent", "conduit", "build", "research", "wait", "scan")
@@ -162,7 +175,7 @@ WAIT = RESEARCH_BASE + NUM_RULES
 SCAN = WAIT + 1
 NUM_ACTIONS = SCAN + 1
 
-# --- rewards (SPEC section 6) ------------------------------------------------------------------
+# --- rewards -----------------------------------------------------------------------------------
 REWARD_TERMS = (
     "integrity_gain",
     "air_gain",

@@ -25,7 +25,6 @@ from hiddengrid.envs.megacity.constants import (
     NUM_RULES,
     OUTCOMES,
     POWER_MAX,
-    POWER_MIN,
     REVERSAL_PERIOD,
     REWARD_TERMS,
     SEAM_RELIEF,
@@ -62,12 +61,12 @@ def observation_space(config: Mapping[str, Any]) -> spaces.Dict:
             "districts": spaces.Discrete(GRID * GRID + 1),
             "integrity": spaces.Discrete(101),
             "air": spaces.Discrete(101),
-            "power": spaces.Discrete(POWER_MAX - POWER_MIN + 1, start=POWER_MIN),
+            "power": spaces.Discrete(POWER_MAX + 1),
             "step": spaces.Discrete(STEP_BUDGET + 1),
             # research of the load, airflow and conduit rules (-1: not yet revealed)
             "relief_reach": spaces.Box(-1, GRID - 1, shape=grid, dtype=np.int8),
             "relief": spaces.Box(-1, (GRID - 1) * SEAM_RELIEF, shape=grid, dtype=np.int8),
-            "reversal": spaces.Discrete(REVERSAL_PERIOD + 2, start=-1),
+            "reversal": spaces.Discrete(REVERSAL_PERIOD + 2),
             "draft": spaces.Box(
                 -1, CHANNEL_SPEED + SHAFT_DRAFT, shape=(GRID, GRID, 4), dtype=np.int8
             ),
@@ -183,18 +182,19 @@ DEFINITION = from_modules(
 class LegalActionSpace(spaces.Discrete):
     """``Discrete(390)`` whose ``sample()`` with no mask draws among the actions legal now.
 
-    A masked action raises (SPEC section 6), so generic code that explores with
-    ``env.action_space.sample()`` (Gymnasium's own ``check_env`` among it) would otherwise fail
-    on most draws. ``contains`` and equality are those of ``Discrete(390)``.
+    A masked action raises, so generic code that explores with ``env.action_space.sample()``
+    (Gymnasium's own ``check_env`` among it) would otherwise fail on most draws. It holds only
+    a view of the env's mask row (an array: no bound method, so it pickles); ``contains`` and
+    equality are those of ``Discrete(390)``.
     """
 
-    def __init__(self, n: int, legal: Any = None, seed: int | None = None) -> None:
+    def __init__(self, n: int, legal: np.ndarray | None = None, seed: int | None = None) -> None:
         super().__init__(n, seed=seed)
         self._legal = legal
 
     def sample(self, mask: Any = None, *args: Any, **kwargs: Any) -> np.int64:
         if mask is None and not args and not kwargs and self._legal is not None:
-            mask = self._legal().astype(np.int8)
+            mask = self._legal.astype(np.int8)
         return super().sample(mask, *args, **kwargs)
 
     def __deepcopy__(self, memo: dict) -> spaces.Discrete:
@@ -209,18 +209,22 @@ class MegacityEnv(HiddenGridEnv):
 
     ## Description
     A 5x5 region of rock under a hidden geology drawn per episode: 1-2 mineral seams (full
-    rows or columns, each pulling sideways along itself), a short diagonal fault line (hidden
-    stress concentration, geothermal heat, sealed to air), a structured stress map (overburden
-    gradient, load accumulating downstream along seams, fault concentrations) and a
-    prevailing airflow with a faster draft channel. The city starts with 0 districts,
+    rows or columns, each pulling sideways along itself), a short diagonal fault line (a
+    hidden stress concentration and the only source of power), a structured stress map
+    (overburden gradient, load accumulating downstream along seams, the rock's grain) shown
+    through a survey that errs by a fixed -8..+8 per cell and misses the fault until a scan,
+    and a prevailing airflow with a faster draft channel. The city starts with 0 districts,
     integrity 100, air 85, power 50. The physics (the same in every episode; equations in
-    ``rules.py`` and on the docs page ``hiddengrid/envs/megacity/README.md``): open cells
-    carry their stress plus a sideways shear on seams against the rock span plus their
-    support (steel is rigid and fails on seams); overload costs integrity; excavation spills
-    load onto neighbours but relieves every seam cell downstream; shafts draw air along the
-    current, which reverses every 8 steps; conduits on faults load the rock and tap power,
-    conduits on seams damp the shear downstream. A built core becomes a district once it
-    carries its load and has a shaft within one cell.
+    ``rules.py`` and on the docs page ``hiddengrid/envs/megacity/README.md``): open cells carry
+    their stress plus a sideways shear on seams against the rock span plus their support
+    (steel is rigid and fails on seams); overload costs integrity, which settles back only
+    below 80; open chambers creep until their core is online; excavation spills load onto
+    neighbours but relieves every seam cell downstream; a core comes online after 3 steps in a
+    row held and aired by a shaft within one cell, and suffocates back to a core when the
+    current reverses (every 8 steps) against its shaft; cores and districts breathe and draw
+    power from the moment they are built; conduits on the fault tap power (and load the rock),
+    conduits elsewhere leak it (and damp the seam); a power shortfall is a brownout that
+    shuts every district down.
 
     ## Action Space
     ``Discrete(390)``; ``action_masks()`` / ``info["action_mask"]`` mark the legal ones (a
@@ -228,20 +232,20 @@ class MegacityEnv(HiddenGridEnv):
 
     | ids     | action                 | encoding                                   | power  |
     |---------|------------------------|--------------------------------------------|--------|
-    | 0-24    | excavate(cell)         | ``k``                                      | 3      |
-    | 25-99   | support(material, cell)| ``25 + 25 * m + k``; m: timber, steel, anchor | 2/3/3 |
-    | 100-199 | vent(cell, direction)  | ``100 + 4 * k + d``; d 0 N, 1 E, 2 S, 3 W  | 2      |
+    | 0-24    | excavate(cell)         | ``k``                                      | 4      |
+    | 25-99   | support(material, cell)| ``25 + 25 * m + k``; m: timber, steel, anchor | 2/3/4 |
+    | 100-199 | vent(cell, direction)  | ``100 + 4 * k + d``; d 0 N, 1 E, 2 S, 3 W  | 3      |
     | 200-358 | conduit(path)          | ``200 + p``: 25 singles, 40 pairs, 94 triples | 1/cell |
-    | 359-383 | build(cell)            | ``359 + k``                                | 4      |
+    | 359-383 | build(cell)            | ``359 + k``                                | 5      |
     | 384-387 | research(rule)         | gravity, load, airflow, conduits           | 1      |
     | 388     | wait                   |                                            | 0      |
-    | 389     | scan                   | diagnostic scan                            | 1      |
+    | 389     | scan                   | diagnostic scan                            | 2      |
 
     ``decode_action(i)`` returns e.g. ``("vent", (1, 2), "north")``; ``encode_action`` is its
     inverse.
 
     ## Observation
-    ``Dict``: ``"stress"`` int8 (5,5) as seen (fault concentrations hidden until a scan);
+    ``Dict``: ``"stress"`` int8 (5,5) as surveyed (fault concentrations missing until a scan);
     ``"airflow"`` int8 (5,5,2) current ``[row, col]`` vectors (with no shaft they flip sign
     exactly at steps 8, 16, 24, 32); ``"cells"`` (0 rock, 1 chamber, 2 core, 3 district),
     ``"supports"``, ``"vents"``, ``"conduits"`` int8 (5,5); ``"seams"`` int8 (5,5) (-1 unknown,
@@ -249,18 +253,19 @@ class MegacityEnv(HiddenGridEnv):
     until a scan); ``"research"`` ``MultiDiscrete([4]*4)``; ``"components"`` ``MultiBinary(6)``
     (timber, steel, anchor, relief_blasting, baffled_shafts, shielded_conduits);
     ``"districts"`` ``Discrete(26)``; ``"integrity"``, ``"air"`` ``Discrete(101)``;
-    ``"power"`` ``Discrete(301, start=-100)``; ``"step"`` ``Discrete(41)``. What research
-    reveals of the other rules (-1 until that stage): load stage 1 ``"relief_reach"`` int8
-    (5,5), how many cells excavating the cell relieves; load stage 2 ``"relief"`` int8 (5,5),
-    the stress that excavation would remove from them now; airflow stage 1 ``"reversal"``
-    ``Discrete(10, start=-1)``, steps until the current next reverses (0: not again); airflow
-    stage 2 ``"draft"`` int8 (5,5,4), the air a new shaft facing N, E, S, W in the cell would
-    draw now; conduit stage 1 ``"conduit_effect"`` int8 (5,5), what a conduit laid there would
-    do (0 nothing, 1 tap power and load the rock, 2 tap power, 3 damp the seam); conduit stage
+    ``"power"`` ``Discrete(201)``; ``"step"`` ``Discrete(41)`` (every ``Discrete`` starts at
+    0). What research reveals of the other rules (-1 until that stage): load stage 1
+    ``"relief_reach"`` int8 (5,5), how many cells excavating the cell relieves; load stage 2
+    ``"relief"`` int8 (5,5), the stress that excavation would remove from them now; airflow
+    stage 1 ``"reversal"`` ``Discrete(10)``, 1 + steps until the current next reverses (1: not
+    again; 0 before the stage); airflow stage 2 ``"draft"`` int8 (5,5,4), what a shaft facing
+    N, E, S, W in the cell would draw now; conduit stage 1 ``"conduit_effect"`` int8 (5,5),
+    what a conduit laid there would do (0 leak power, 1 tap power and load the rock, 2 tap
+    power, 3 leak power and damp the seam); conduit stage
     2 ``"conduit_damps"`` int8 (5,5), how many seam cells it would newly damp.
 
     ## Rewards
-    +2 per integrity point gained, +1 per air point gained, +5 per district activated, +3 the
+    +2 per integrity point gained, +1 per air point gained, +5 per core online (once), +3 the
     first time power > 80, +4 per rule decoded (research stage 3), +0.5 per step with
     integrity > 80 and air > 60, -2 per integrity point below 80 and -1 per air point below 60
     every step, +40 at step 40 with >= 6 districts, integrity > 80, air > 60, power >= 0, -40
@@ -281,7 +286,7 @@ class MegacityEnv(HiddenGridEnv):
 
     ## Scenario
     ``{"seams": 5x5 of 0..4, "faults": 5x5 of 0/1, "stress": 5x5 of 0..100, "airflow": 5x5x2
-    of -2..2}``; a cell is not both seam and fault. Replay with
+    of -2..2, "survey": 5x5 of -8..8}``; a cell is not both seam and fault. Replay with
     ``reset(options={"scenario": ...})``.
 
     ## Registered Configurations
@@ -292,7 +297,7 @@ class MegacityEnv(HiddenGridEnv):
 
     def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
         super().__init__(render_mode=render_mode, **kwargs)
-        self.action_space = LegalActionSpace(NUM_ACTIONS, legal=self.action_masks)
+        self.action_space = LegalActionSpace(NUM_ACTIONS, legal=self.batch["mask"][0])
 
     def action_masks(self) -> np.ndarray:
         """Legal actions now: ``(390,)`` bool."""

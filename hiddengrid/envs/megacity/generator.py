@@ -9,11 +9,13 @@ The geology, in the order it is drawn from the sub-env's own stream:
 2. **Fault line**: 3 or 4 cells on a diagonal, wholly inside the grid; cells on a seam are
    skipped, and at least 2 fault cells remain.
 3. **Stress**: an overburden gradient rising towards one heavy edge, plus load that accumulates
-   downstream along each seam, plus a concentration on the fault cells (hidden until a scan)
-   and a halo around them, plus a little noise. Structure, not noise.
+   downstream along each seam, plus a concentration on the fault cells and a halo around them
+   (both missing from the survey until a scan), plus the rock's grain (0..7 per cell).
 4. **Airflow**: one prevailing direction for the whole region, speed 2 in a draft channel (the
-   row or column along the prevailing direction through a drawn index), 1 elsewhere and 0 on
-   the fault cells (faults are sealed).
+   row or column along the prevailing direction through a drawn index), 1 elsewhere. The fault
+   leaves no mark on it.
+5. **Survey error**: the stress map shown to the agent is off by a fixed -8..+8 per cell, for
+   the whole episode (a scan reveals the fault concentrations, not this error).
 """
 
 from __future__ import annotations
@@ -40,11 +42,12 @@ from hiddengrid.envs.megacity.constants import (
     MIN_SEAMS,
     NORTH,
     OVERBURDEN_STEP,
+    ROCK_GRAIN,
     SEAM_LOAD_STEP,
     SOUTH,
     STRESS_BASE,
     STRESS_MAX,
-    STRESS_NOISE,
+    SURVEY_ERROR,
     WEST,
 )
 
@@ -124,7 +127,7 @@ def draw_stress(rng: np.ndarray, i: int, seams, faults, stress0) -> None:
                 depth = c
             else:
                 depth = GRID - 1 - c
-            s = STRESS_BASE + OVERBURDEN_STEP * depth + below(rng, i, STRESS_NOISE)
+            s = STRESS_BASE + OVERBURDEN_STEP * depth + below(rng, i, ROCK_GRAIN)
             if seams[i, r, c] != 0:
                 s += SEAM_LOAD_STEP * seam_position(seams, i, r, c)
             if faults[i, r, c] != 0:
@@ -140,7 +143,7 @@ def draw_stress(rng: np.ndarray, i: int, seams, faults, stress0) -> None:
 
 
 @inline
-def draw_airflow(rng: np.ndarray, i: int, faults, airflow0) -> None:
+def draw_airflow(rng: np.ndarray, i: int, airflow0) -> None:
     prevailing = 1 + below(rng, i, 4)
     channel = below(rng, i, GRID)
     for r in range(GRID):
@@ -148,24 +151,30 @@ def draw_airflow(rng: np.ndarray, i: int, faults, airflow0) -> None:
             along_rows = prevailing in (EAST, WEST)
             in_channel = (r == channel) if along_rows else (c == channel)
             speed = CHANNEL_SPEED if in_channel else 1
-            if faults[i, r, c] != 0:
-                speed = 0
             airflow0[i, r, c, 0] = speed * DIR_ROW[prevailing]
             airflow0[i, r, c, 1] = speed * DIR_COL[prevailing]
 
 
 @inline
-def draw_scenario(rng, i, seams, faults, stress0, airflow0) -> None:
-    """Seams, then the fault line, then the stress map, then the airflow field."""
+def draw_survey(rng: np.ndarray, i: int, survey) -> None:
+    for r in range(GRID):
+        for c in range(GRID):
+            survey[i, r, c] = below(rng, i, 2 * SURVEY_ERROR + 1) - SURVEY_ERROR
+
+
+@inline
+def draw_scenario(rng, i, seams, faults, stress0, airflow0, survey) -> None:
+    """Seams, then the fault line, the stress map, the airflow field, the survey error."""
     draw_seams(rng, i, seams)
     draw_fault(rng, i, seams, faults)
     draw_stress(rng, i, seams, faults, stress0)
-    draw_airflow(rng, i, faults, airflow0)
+    draw_airflow(rng, i, airflow0)
+    draw_survey(rng, i, survey)
 
 
 # --- scenarios as plain dicts -----------------------------------------------------------------
 
-SCENARIO_KEYS = ("seams", "faults", "stress", "airflow")
+SCENARIO_KEYS = ("seams", "faults", "stress", "airflow", "survey")
 
 
 def validate_scenario(scenario: Mapping[str, Any], config: Mapping[str, Any]) -> dict:
@@ -174,7 +183,8 @@ def validate_scenario(scenario: Mapping[str, Any], config: Mapping[str, Any]) ->
     Hard rules: ``seams`` 5x5 of 0 (none) or 1..4 (the direction of sideways gravity: north,
     east, south, west); ``faults`` 5x5 of 0/1; no cell both on a seam and on a fault;
     ``stress`` 5x5 of 0..100 (the true stress, fault concentrations included); ``airflow``
-    5x5x2 of -2..2 (``[row, col]`` components at step 0, row grows to the south). Anything else
+    5x5x2 of -2..2 (``[row, col]`` components at step 0, row grows to the south); ``survey``
+    5x5 of -8..8 (the fixed error of the stress map shown to the agent). Anything else
     (how many seams, their shape, the fault's shape) is a custom level and allowed.
     """
     check_keys(scenario, SCENARIO_KEYS)
@@ -184,6 +194,7 @@ def validate_scenario(scenario: Mapping[str, Any], config: Mapping[str, Any]) ->
     airflow = int_array(
         scenario["airflow"], "airflow", (GRID, GRID, 2), -CHANNEL_SPEED, CHANNEL_SPEED
     )
+    survey = int_array(scenario["survey"], "survey", (GRID, GRID), -SURVEY_ERROR, SURVEY_ERROR)
     both = np.argwhere((seams != 0) & (faults != 0))
     if len(both):
         raise ValueError(
@@ -195,6 +206,7 @@ def validate_scenario(scenario: Mapping[str, Any], config: Mapping[str, Any]) ->
         "faults": faults.astype(np.int8),
         "stress0": stress.astype(np.int16),
         "airflow0": airflow.astype(np.int8),
+        "survey": survey.astype(np.int8),
     }
 
 
@@ -204,4 +216,5 @@ def read_scenario(batch: Any, i: int) -> dict[str, Any]:
         "faults": batch["faults"][i].astype(int).tolist(),
         "stress": batch["stress0"][i].astype(int).tolist(),
         "airflow": batch["airflow0"][i].astype(int).tolist(),
+        "survey": batch["survey"][i].astype(int).tolist(),
     }

@@ -1,4 +1,4 @@
-"""Megacity's rules (seed 004, SPEC section 6): every equation of the physics, in the order a
+"""Megacity's rules: every equation of the physics, in the order a
 step applies them. The docs page (README.md) writes the same equations out with examples.
 
 Plain scalar code over struct-of-arrays state, compiled by Numba; with NUMBA_DISABLE_JIT=1 it
@@ -8,9 +8,10 @@ runs as ordinary Python. Sub-env ``i`` of every array belongs to one episode.
 import numpy as np
 
 from hiddengrid.core.definition import Field
-from hiddengrid.core.kernel import inline, kernel
+from hiddengrid.core.kernel import inline, kernel, prange
 from hiddengrid.envs.megacity.constants import (
     AIR_BASE_DEMAND,
+    AIR_MAX,
     AIR_OK,
     AIR_PER_DISTRICT,
     AIR_START,
@@ -25,13 +26,16 @@ from hiddengrid.envs.megacity.constants import (
     CONDUIT_BITS,
     CONDUIT_COST_PER_CELL,
     CONDUIT_DAMPS,
-    CONDUIT_INERT,
+    CONDUIT_LEAK,
+    CONDUIT_LEAKS,
     CONDUIT_LENGTH,
     CONDUIT_PATHS,
     CONDUIT_TAPS,
     CONDUIT_TAPS_AND_LOADS,
     CONDUITS,
     CORE,
+    CORE_DELAY,
+    CREEP,
     DAMAGE_DIVISOR,
     DECODED,
     DIR_COL,
@@ -42,6 +46,7 @@ from hiddengrid.envs.megacity.constants import (
     EXCAVATE_BASE,
     EXCAVATE_COST,
     EXCAVATION_SPILL,
+    FAULT_HALO,
     FAULT_LOAD,
     FAULT_TAP,
     GRAVITY,
@@ -62,7 +67,6 @@ from hiddengrid.envs.megacity.constants import (
     POWER_INCOME,
     POWER_MAX,
     POWER_MILESTONE,
-    POWER_MIN,
     POWER_START,
     R_AIR_DEFICIT,
     R_AIR_GAIN,
@@ -76,6 +80,7 @@ from hiddengrid.envs.megacity.constants import (
     R_VICTORY,
     RESEARCH_BASE,
     RESEARCH_COST,
+    REVERSAL_HIDDEN,
     REVERSAL_PERIOD,
     ROCK,
     ROCK_SPAN,
@@ -120,6 +125,7 @@ FIELDS = (
     Field("faults", np.int8, (GRID, GRID)),  # 1 on the fault line
     Field("stress0", np.int16, (GRID, GRID)),  # true stress at reset
     Field("airflow0", np.int8, (GRID, GRID, 2)),  # [row, col] airflow at step 0
+    Field("survey", np.int8, (GRID, GRID)),  # the stress map's fixed error per cell
     # per cell (also observations: cells, supports, vents, conduits)
     Field("cells", np.int8, (GRID, GRID)),  # 0 rock, 1 chamber, 2 core, 3 district
     Field("supports", np.int8, (GRID, GRID)),  # 0 none, 1 timber, 2 steel, 3 anchor
@@ -127,6 +133,8 @@ FIELDS = (
     Field("conduits", np.int8, (GRID, GRID)),  # 1 conduit
     Field("stress", np.int16, (GRID, GRID)),  # true stress now
     Field("damped", np.int8, (GRID, GRID)),  # 1: a conduit cancels the seam's shear here
+    Field("progress", np.int8, (GRID, GRID)),  # a core's steps in a row held and ventilated
+    Field("activated", np.int8, (GRID, GRID)),  # 1 once the cell has come online (+5 once)
     # global (also observations)
     Field("step", np.int64),
     Field("integrity", np.int64),
@@ -139,14 +147,14 @@ FIELDS = (
     Field("scanned", np.int64),  # 1 after the first diagnostic scan
     Field("power_paid", np.int64),  # 1 once the power milestone bonus was given
     # observations derived from the state
-    Field("view_stress", np.int8, (GRID, GRID)),  # stress as seen (fault load hidden until scan)
+    Field("view_stress", np.int8, (GRID, GRID)),  # stress as surveyed (faults hidden until scan)
     Field("airflow", np.int8, (GRID, GRID, 2)),  # the current airflow vectors
     Field("view_seams", np.int8, (GRID, GRID)),  # -1 unknown, 0 none, 5 seam, 1..4 direction
     Field("view_faults", np.int8, (GRID, GRID)),  # -1 unknown, 0/1 after a scan
     # what research reveals of the load, airflow and conduit rules (-1 before its stage)
     Field("view_relief_reach", np.int8, (GRID, GRID)),  # load 1: cells an excavation relieves
     Field("view_relief", np.int8, (GRID, GRID)),  # load 2: the stress it removes from them now
-    Field("view_reversal", np.int64),  # airflow 1: steps until the current reverses (0: never)
+    Field("view_reversal", np.int64),  # airflow 1: 1 + steps until the current reverses
     Field("view_draft", np.int8, (GRID, GRID, 4)),  # airflow 2: air a new shaft facing d draws
     Field("view_conduit_effect", np.int8, (GRID, GRID)),  # conduits 1: what a conduit would do
     Field("view_conduit_damps", np.int8, (GRID, GRID)),  # conduits 2: seam cells it would damp
@@ -177,7 +185,7 @@ VIEWS = (
 def phase(step: int) -> int:
     """+1 for steps 0-7, 16-23, 32-39; -1 for steps 8-15, 24-31: the airflow reversal.
 
-    The flips are exactly at steps 8, 16, 24 and 32 (SPEC section 6): the final observation,
+    The flips are exactly at steps 8, 16, 24 and 32: the final observation,
     at step 40, keeps the phase of step 39.
     """
     return 1 if (min(step, STEP_BUDGET - 1) // REVERSAL_PERIOD) % 2 == 0 else -1
@@ -213,10 +221,11 @@ def overload(i, r, c, cells, supports, stress, seams, damped) -> int:
 
 
 @inline
-def integrity_change(total_overload: int) -> int:
-    """-ceil(total / DAMAGE_DIVISOR); with no overload the rock settles: +SETTLING."""
+def integrity_change(total_overload: int, integrity: int) -> int:
+    """-ceil(total / DAMAGE_DIVISOR); with no overload the rock settles back by SETTLING, but
+    only up to the safety line INTEGRITY_OK (so a damage-and-repair loop never pays)."""
     if total_overload == 0:
-        return SETTLING
+        return SETTLING if integrity < INTEGRITY_OK else 0
     return -((total_overload + DAMAGE_DIVISOR - 1) // DAMAGE_DIVISOR)
 
 
@@ -242,8 +251,8 @@ def flow(i, r, c, k, step, airflow0, d) -> int:
 
 @inline
 def supply_facing(i, r, c, d, step, airflow0, baffled) -> int:
-    """Air a shaft facing d (1..4) in the cell draws: the current along d, max(0, .);
-    baffled: |.|."""
+    """Air a shaft facing d (1..4) in the cell draws: the current along d, max(0, .) (a shaft
+    the current runs against draws nothing); baffled: |.|."""
     along = flow(i, r, c, 0, step, airflow0, d) * DIR_ROW[d]
     along += flow(i, r, c, 1, step, airflow0, d) * DIR_COL[d]
     if baffled:
@@ -253,7 +262,7 @@ def supply_facing(i, r, c, d, step, airflow0, baffled) -> int:
 
 @inline
 def shaft_supply(i, r, c, step, airflow0, vents, baffled) -> int:
-    """Air the cell's shaft draws (0 with no shaft)."""
+    """Air the cell's shaft draws now (0 with no shaft): what ventilates the cells in reach."""
     d = vents[i, r, c]
     if d == 0:
         return 0
@@ -261,32 +270,63 @@ def shaft_supply(i, r, c, step, airflow0, vents, baffled) -> int:
 
 
 @inline
-def air_change(i, step, airflow0, vents, research, districts) -> int:
-    """Supply of every shaft minus AIR_BASE_DEMAND minus AIR_PER_DISTRICT per district."""
-    baffled = research[i, AIRFLOW] >= DECODED
+def shaft_air(i: int, r: int, c: int, d: int, airflow0: np.ndarray) -> int:
+    """Air a shaft facing d (1..4) adds to the city every step: its draft plus the strength of
+    the current along its axis, whichever way the current runs (so the air index does not
+    swing with the reversals; the districts' ventilation does)."""
+    base = airflow0[i, r, c, 0] * DIR_ROW[d] + airflow0[i, r, c, 1] * DIR_COL[d]
+    return SHAFT_DRAFT + abs(base)
+
+
+@inline
+def built(i: int, cells: np.ndarray) -> int:
+    """Cores and districts: what breathes and draws power, from the step it is built."""
+    n = 0
+    for r in range(GRID):
+        for c in range(GRID):
+            n += cells[i, r, c] >= CORE
+    return n
+
+
+@inline
+def air_change(i, airflow0, vents, cells) -> int:
+    """``shaft_air`` of every shaft minus AIR_BASE_DEMAND minus AIR_PER_DISTRICT per core and
+    district."""
     supply = 0
     for r in range(GRID):
         for c in range(GRID):
-            supply += shaft_supply(i, r, c, step, airflow0, vents, baffled)
-    return supply - AIR_BASE_DEMAND - AIR_PER_DISTRICT * districts[i]
+            if vents[i, r, c] != 0:
+                supply += shaft_air(i, r, c, vents[i, r, c], airflow0)
+    return supply - AIR_BASE_DEMAND - AIR_PER_DISTRICT * built(i, cells)
 
 
 @inline
-def power_change(i, faults, conduits, districts) -> int:
-    """POWER_INCOME + FAULT_TAP per conduit cell on a fault - DISTRICT_UPKEEP per district."""
+def power_change(i, faults, conduits, cells) -> int:
+    """POWER_INCOME + FAULT_TAP per conduit cell on a fault - CONDUIT_LEAK per conduit cell off
+    the fault - DISTRICT_UPKEEP per core and district."""
     taps = 0
+    leaks = 0
     for r in range(GRID):
         for c in range(GRID):
             taps += conduits[i, r, c] & faults[i, r, c]  # both 0/1
-    return POWER_INCOME + FAULT_TAP * taps - DISTRICT_UPKEEP * districts[i]
+            leaks += conduits[i, r, c] & (1 - faults[i, r, c])
+    return (
+        POWER_INCOME + FAULT_TAP * taps - CONDUIT_LEAK * leaks - DISTRICT_UPKEEP * built(i, cells)
+    )
 
 
 @inline
-def ventilated(i: int, r: int, c: int, vents: np.ndarray) -> bool:
-    """A shaft within Manhattan distance VENT_REACH of the cell."""
+def ventilated(i, r, c, step, airflow0, vents, baffled) -> bool:
+    """A shaft within Manhattan distance VENT_REACH of the cell that draws air this step
+    (``shaft_supply`` > 0): after a reversal a shaft facing the old current draws nothing and
+    the districts that relied on it suffocate."""
     for rr in range(max(0, r - VENT_REACH), min(GRID, r + VENT_REACH + 1)):
         for cc in range(max(0, c - VENT_REACH), min(GRID, c + VENT_REACH + 1)):
-            if abs(rr - r) + abs(cc - c) <= VENT_REACH and vents[i, rr, cc] != 0:
+            if (
+                abs(rr - r) + abs(cc - c) <= VENT_REACH
+                and vents[i, rr, cc] != 0
+                and shaft_supply(i, rr, cc, step, airflow0, vents, baffled) > 0
+            ):
                 return True
     return False
 
@@ -371,14 +411,15 @@ def conduit_damping(i, r, c, seams, damped, apply) -> int:
 @inline
 def conduit_effect(i, r, c, seams, faults, research) -> int:
     """What a conduit laid in the cell does: taps power on a fault (``power_change``) and loads
-    the rock unless shielded (``conduit_loads``), damps on a seam, otherwise nothing."""
+    the rock unless shielded (``conduit_loads``); elsewhere it leaks power, and on a seam it
+    also damps the sideways gravity."""
     if conduit_loads(i, r, c, faults, research):
         return CONDUIT_TAPS_AND_LOADS
     if faults[i, r, c] != 0:
         return CONDUIT_TAPS
     if seams[i, r, c] != 0:
         return CONDUIT_DAMPS
-    return CONDUIT_INERT
+    return CONDUIT_LEAKS
 
 
 @inline
@@ -423,15 +464,30 @@ def action_cost(action: int) -> int:
 
 
 @inline
-def write_view_stress(i, faults, stress, scanned, view_stress) -> None:
-    """Stress as seen: a fault cell's hidden concentration is subtracted until a scan."""
+def concealed(i: int, r: int, c: int, faults: np.ndarray) -> int:
+    """The stress concentration the survey misses before a scan: FAULT_LOAD on a fault cell,
+    FAULT_HALO on a cell next to one."""
+    if faults[i, r, c] != 0:
+        return FAULT_LOAD
+    for d in range(1, 5):
+        rr = r + DIR_ROW[d]
+        cc = c + DIR_COL[d]
+        if inside(rr, cc) and faults[i, rr, cc] != 0:
+            return FAULT_HALO
+    return 0
+
+
+@inline
+def write_view_stress(i, faults, stress, survey, scanned, view_stress) -> None:
+    """Stress as surveyed: the true stress plus the cell's fixed survey error, minus the fault
+    concentrations until a scan reveals them."""
     seen = scanned[i] != 0
     for r in range(GRID):
         for c in range(GRID):
-            s = stress[i, r, c]
-            if faults[i, r, c] != 0 and not seen:
-                s = max(0, s - FAULT_LOAD)  # the concentration a scan reveals
-            view_stress[i, r, c] = s
+            s = stress[i, r, c] + survey[i, r, c]
+            if not seen:
+                s -= concealed(i, r, c, faults)
+            view_stress[i, r, c] = clamp_stress(s)
 
 
 @inline
@@ -497,11 +553,12 @@ def write_view_relief(i, seams, stress, research, view_relief) -> None:
 
 @inline
 def write_view_reversal(i, step, research, view_reversal) -> None:
-    """Airflow stage 1: steps until the current reverses (0: not again this episode)."""
+    """Airflow stage 1: 1 + steps until the current reverses (1: not again this episode;
+    REVERSAL_HIDDEN = 0 before)."""
     if research[i, AIRFLOW] >= 1:
-        view_reversal[i] = steps_to_reversal(step[i])
+        view_reversal[i] = 1 + steps_to_reversal(step[i])
     else:
-        view_reversal[i] = NOT_REVEALED
+        view_reversal[i] = REVERSAL_HIDDEN
 
 
 @inline
@@ -546,14 +603,14 @@ def write_view_conduit_damps(i, seams, damped, research, view_conduit_damps) -> 
 
 @inline
 def write_observation(
-    i, seams, faults, airflow0, vents, stress, damped, step, research, scanned, views
+    i, seams, faults, airflow0, survey, vents, stress, damped, step, research, scanned, views
 ) -> None:
     """Every view of sub-env ``i`` in full (``views``: the arrays of VIEWS, in order)."""
     (
         view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
         view_reversal, view_draft, view_conduit_effect, view_conduit_damps,
     ) = views  # fmt: skip
-    write_view_stress(i, faults, stress, scanned, view_stress)
+    write_view_stress(i, faults, stress, survey, scanned, view_stress)
     write_airflow(i, step, airflow0, vents, airflow)
     write_view_seams(i, seams, research, view_seams)
     write_view_faults(i, faults, scanned, view_faults)
@@ -674,17 +731,17 @@ def acted_cell(action: int) -> int:
 
 @inline
 def update_view(
-    i, action, reversed_now, seams, faults, airflow0, vents, stress, damped, step, research,
-    scanned, views, cells, supports, conduits, power, components, mask, full_mask,
+    i, action, reversed_now, seams, faults, airflow0, survey, vents, stress, damped, step,
+    research, scanned, views, cells, supports, conduits, power, components, mask, full_mask,
 ) -> None:  # fmt: skip
     """The observation and mask after a step, rewriting only what the step can have changed
     (the result is write_observation and write_mask of the new state, exactly, because before
     the step they were those of the old state: start_episode writes both in full):
 
-    * stress as seen: stress changes only by excavating or laying a conduit, scanned by a scan;
+    * stress as seen: every step (open chambers creep);
     * airflow: the vents change only by a vent action, the phase only when it reverses;
     * seams as seen: only gravity research; faults as seen: only a scan;
-    * load research views: load research; the relief (stage 2) also the stress;
+    * load research views: load research; the relief (stage 2) every step (the stress);
     * the reversal countdown: every step; the draft (stage 2): airflow research, a reversal;
     * conduit research views: conduit research; the damping (stage 2) also a conduit;
     * mask: with the same affordable(power) and components (``full_mask`` False), only the
@@ -695,18 +752,16 @@ def update_view(
         view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
         view_reversal, view_draft, view_conduit_effect, view_conduit_damps,
     ) = views  # fmt: skip
-    if action < SUPPORT_BASE or CONDUIT_BASE <= action < BUILD_BASE or action == SCAN:
-        write_view_stress(i, faults, stress, scanned, view_stress)
+    write_view_stress(i, faults, stress, survey, scanned, view_stress)
     if VENT_BASE <= action < CONDUIT_BASE or reversed_now:
         write_airflow(i, step, airflow0, vents, airflow)
     if action == RESEARCH_BASE + GRAVITY:
         write_view_seams(i, seams, research, view_seams)
     if action == SCAN:
         write_view_faults(i, faults, scanned, view_faults)
-    stress_changed = action < SUPPORT_BASE or CONDUIT_BASE <= action < BUILD_BASE
     if action == RESEARCH_BASE + LOAD:
         write_view_relief_reach(i, seams, research, view_relief_reach)
-    if action == RESEARCH_BASE + LOAD or (stress_changed and research[i, LOAD] >= 2):
+    if research[i, LOAD] >= 2:
         write_view_relief(i, seams, stress, research, view_relief)
     write_view_reversal(i, step, research, view_reversal)
     if action == RESEARCH_BASE + AIRFLOW or (reversed_now and research[i, AIRFLOW] >= 2):
@@ -735,8 +790,9 @@ def update_view(
 
 @kernel
 def start_episode(
-    i, seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
-    step, integrity, air, power, districts, research, components, scanned, power_paid,
+    i, seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits, stress,
+    damped, progress, activated, step, integrity, air, power, districts, research, components,
+    scanned, power_paid,
     view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
     view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask,
 ) -> None:  # fmt: skip
@@ -746,17 +802,17 @@ def start_episode(
         view_reversal, view_draft, view_conduit_effect, view_conduit_damps,
     )  # fmt: skip
     begin_episode(
-        i, seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
-        step, integrity, air, power, districts, research, components, scanned, power_paid,
-        views, terms, mask,
+        i, seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits, stress,
+        damped, progress, activated, step, integrity, air, power, districts, research,
+        components, scanned, power_paid, views, terms, mask,
     )  # fmt: skip
 
 
 @inline
 def begin_episode(
-    i, seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
-    step, integrity, air, power, districts, research, components, scanned, power_paid,
-    views, terms, mask,
+    i, seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits, stress,
+    damped, progress, activated, step, integrity, air, power, districts, research, components,
+    scanned, power_paid, views, terms, mask,
 ) -> None:  # fmt: skip
     """A new episode on the drawn scenario; ``views`` is the tuple of VIEWS (the observation
     fields derived from the state: one argument, as Numba cannot inline a call with more than
@@ -768,6 +824,8 @@ def begin_episode(
             vents[i, r, c] = 0
             conduits[i, r, c] = 0
             damped[i, r, c] = 0
+            progress[i, r, c] = 0
+            activated[i, r, c] = 0
             stress[i, r, c] = stress0[i, r, c]
     step[i] = 0
     integrity[i] = INTEGRITY_START
@@ -785,14 +843,14 @@ def begin_episode(
     for k in range(NUM_TERMS):
         terms[i, k] = 0.0
     write_observation(
-        i, seams, faults, airflow0, vents, stress, damped, step, research, scanned, views
+        i, seams, faults, airflow0, survey, vents, stress, damped, step, research, scanned, views
     )
     write_mask(i, cells, supports, vents, conduits, power, research, components, mask)
 
 
 @inline
 def apply_action(
-    i, action, seams, faults, cells, supports, vents, conduits, stress, damped,
+    i, action, seams, faults, cells, supports, vents, conduits, stress, damped, progress,
     power, research, components, scanned,
 ) -> int:  # fmt: skip
     """Pays for and applies one (legal) action; returns how many rules it decoded (0 or 1)."""
@@ -818,6 +876,7 @@ def apply_action(
     elif action < RESEARCH_BASE:
         k = action - BUILD_BASE
         cells[i, k // GRID, k % GRID] = CORE
+        progress[i, k // GRID, k % GRID] = 0
     elif action < WAIT:
         rule = action - RESEARCH_BASE
         research[i, rule] += 1
@@ -830,26 +889,19 @@ def apply_action(
 
 
 @inline
-def step_one(
-    i, action, outcome, reward, terminated,
-    seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
-    step, integrity, air, power, districts, research, components, scanned, power_paid,
-    views, terms, mask,
-) -> None:  # fmt: skip
-    """One action of sub-env ``i``, then the physics; sets reward, terms, terminated, outcome."""
-    for k in range(NUM_TERMS):
-        terms[i, k] = 0.0
-    before_integrity = integrity[i]
-    before_air = air[i]
-    before_afford = affordable(power[i])
-    # 1. the action
-    decoded = apply_action(
-        i, action, seams, faults, cells, supports, vents, conduits, stress, damped,
-        power, research, components, scanned,
-    )  # fmt: skip
-    # 2. structure; cores that carry their load and have a shaft within reach activate
+def settle_structure(
+    i, step, seams, airflow0, cells, supports, vents, stress, damped, progress, activated,
+    research,
+) -> tuple[int, int]:  # fmt: skip
+    """The structure after an action: every open cell's overload (summed), then the cores:
+    one held (no overload) and ventilated gains a step of progress and comes online as a
+    district after CORE_DELAY such steps in a row (any other step resets its progress); a
+    district no longer ventilated suffocates back to a core; then every chamber and core not
+    online creeps by CREEP. Returns (total overload, cells that came online for the first
+    time)."""
+    baffled = research[i, AIRFLOW] >= DECODED
     total = 0
-    activated = 0
+    first = 0
     # Only open cells count. They are visited through a bitmask, not by testing every cell:
     # open cells lie anywhere, so a test per cell mispredicts often (the same sum, faster).
     opened = 0
@@ -862,22 +914,82 @@ def step_one(
         c = k % GRID
         o = overload(i, r, c, cells, supports, stress, seams, damped)
         total += o
-        if cells[i, r, c] == CORE and o == 0 and ventilated(i, r, c, vents):
-            cells[i, r, c] = DISTRICT
-            activated += 1
-    integrity[i] = min(INTEGRITY_START, max(0, integrity[i] + integrity_change(total)))
-    # 3. air (the airflow the agent saw before acting), 4. power
-    air[i] = min(100, max(0, air[i] + air_change(i, step[i], airflow0, vents, research, districts)))
-    power[i] = min(
-        POWER_MAX, max(POWER_MIN, power[i] + power_change(i, faults, conduits, districts))
-    )
-    # 5. the districts activated this step count from now on (they breathe from the next step)
-    districts[i] += activated
+        kind = cells[i, r, c]
+        if kind >= CORE:
+            aired = ventilated(i, r, c, step[i], airflow0, vents, baffled)
+            if kind == DISTRICT and not aired:
+                cells[i, r, c] = CORE
+                progress[i, r, c] = 0
+            elif kind == CORE and o == 0 and aired:
+                progress[i, r, c] += 1
+                if progress[i, r, c] >= CORE_DELAY:
+                    cells[i, r, c] = DISTRICT
+                    first += activated[i, r, c] == 0
+                    activated[i, r, c] = 1
+            elif kind == CORE:
+                progress[i, r, c] = 0
+        if cells[i, r, c] != DISTRICT:
+            add_stress(i, r, c, CREEP, stress)
+    return total, first
+
+
+@inline
+def brownout(i: int, cells: np.ndarray, progress: np.ndarray) -> None:
+    """Power cannot pay the upkeep: every district shuts down to a core (progress 0)."""
+    for r in range(GRID):
+        for c in range(GRID):
+            if cells[i, r, c] == DISTRICT:
+                cells[i, r, c] = CORE
+                progress[i, r, c] = 0
+
+
+@inline
+def count_districts(i: int, cells: np.ndarray) -> int:
+    n = 0
+    for r in range(GRID):
+        for c in range(GRID):
+            n += cells[i, r, c] == DISTRICT
+    return n
+
+
+@inline
+def step_one(
+    i, action, outcome, reward, terminated,
+    seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits, stress, damped,
+    progress, activated, step, integrity, air, power, districts, research, components,
+    scanned, power_paid, views, terms, mask,
+) -> None:  # fmt: skip
+    """One action of sub-env ``i``, then the physics; sets reward, terms, terminated, outcome."""
+    for k in range(NUM_TERMS):
+        terms[i, k] = 0.0
+    before_integrity = integrity[i]
+    before_air = air[i]
+    before_afford = affordable(power[i])
+    # 1. the action
+    decoded = apply_action(
+        i, action, seams, faults, cells, supports, vents, conduits, stress, damped, progress,
+        power, research, components, scanned,
+    )  # fmt: skip
+    # 2. structure: overload, cores coming online, creep
+    total, first = settle_structure(
+        i, step, seams, airflow0, cells, supports, vents, stress, damped, progress, activated,
+        research,
+    )  # fmt: skip
+    change = integrity_change(total, integrity[i])
+    integrity[i] = min(INTEGRITY_START, max(0, integrity[i] + change))
+    # 3. air, 4. power (a shortfall is a brownout)
+    air[i] = min(AIR_MAX, max(0, air[i] + air_change(i, airflow0, vents, cells)))
+    p = power[i] + power_change(i, faults, conduits, cells)
+    if p < 0:
+        p = 0
+        brownout(i, cells, progress)
+    power[i] = min(POWER_MAX, p)
+    districts[i] = count_districts(i, cells)
     step[i] += 1
-    # 6. rewards (SPEC section 6)
+    # 5. rewards
     terms[i, T_INTEGRITY_GAIN] = R_INTEGRITY_GAIN * max(0, integrity[i] - before_integrity)
     terms[i, T_AIR_GAIN] = R_AIR_GAIN * max(0, air[i] - before_air)
-    terms[i, T_DISTRICT] = R_DISTRICT * activated
+    terms[i, T_DISTRICT] = R_DISTRICT * first
     if power[i] > POWER_MILESTONE and power_paid[i] == 0:
         power_paid[i] = 1
         terms[i, T_POWER_MILESTONE] = R_POWER_MILESTONE
@@ -886,7 +998,7 @@ def step_one(
         terms[i, T_OPERATION] = R_OPERATION
     terms[i, T_INTEGRITY_DEFICIT] = R_INTEGRITY_DEFICIT * max(0, INTEGRITY_OK - integrity[i])
     terms[i, T_AIR_DEFICIT] = R_AIR_DEFICIT * max(0, AIR_OK - air[i])
-    # 7. the end
+    # 6. the end
     terminated[i] = False
     if integrity[i] == 0:
         terms[i, T_CATASTROPHE] = R_CATASTROPHE
@@ -907,10 +1019,10 @@ def step_one(
     for k in range(NUM_TERMS):
         total_reward += terms[i, k]
     reward[i] = total_reward
-    # 8. the observation and the mask
+    # 7. the observation and the mask
     update_view(
         i, action, phase(step[i]) != phase(step[i] - 1),
-        seams, faults, airflow0, vents, stress, damped, step, research, scanned, views,
+        seams, faults, airflow0, survey, vents, stress, damped, step, research, scanned, views,
         cells, supports, conduits, power, components, mask,
         decoded != 0 or affordable(power[i]) != before_afford,
     )  # fmt: skip
@@ -924,8 +1036,9 @@ def is_victory(districts: int, integrity: int, air: int, power: int) -> bool:
 @kernel
 def reset_all(
     rng, done, outcome,
-    seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
-    step, integrity, air, power, districts, research, components, scanned, power_paid,
+    seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits, stress, damped,
+    progress, activated, step, integrity, air, power, districts, research, components,
+    scanned, power_paid,
     view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
     view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask,
 ) -> None:  # fmt: skip
@@ -933,12 +1046,40 @@ def reset_all(
         view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
         view_reversal, view_draft, view_conduit_effect, view_conduit_damps,
     )  # fmt: skip
-    for i in range(rng.shape[0]):
-        draw_scenario(rng, i, seams, faults, stress0, airflow0)
+    for i in prange(rng.shape[0]):
+        draw_scenario(rng, i, seams, faults, stress0, airflow0, survey)
         begin_episode(
-            i, seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress,
-            damped, step, integrity, air, power, districts, research, components, scanned,
-            power_paid, views, terms, mask,
+            i, seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits,
+            stress, damped, progress, activated, step, integrity, air, power, districts,
+            research, components, scanned, power_paid, views, terms, mask,
+        )  # fmt: skip
+        done[i] = False
+        outcome[i] = RUNNING
+
+
+@kernel
+def reset_done(
+    rng, done, outcome,
+    seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits, stress, damped,
+    progress, activated, step, integrity, air, power, districts, research, components,
+    scanned, power_paid,
+    view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
+    view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask,
+) -> None:  # fmt: skip
+    """Starts a new episode in every sub-env whose ``done`` flag is set (same-step
+    autoreset): what ``step_all`` does for such a sub-env, without stepping the others."""
+    views = (
+        view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
+        view_reversal, view_draft, view_conduit_effect, view_conduit_damps,
+    )  # fmt: skip
+    for i in prange(rng.shape[0]):
+        if not done[i]:
+            continue
+        draw_scenario(rng, i, seams, faults, stress0, airflow0, survey)
+        begin_episode(
+            i, seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits,
+            stress, damped, progress, activated, step, integrity, air, power, districts,
+            research, components, scanned, power_paid, views, terms, mask,
         )  # fmt: skip
         done[i] = False
         outcome[i] = RUNNING
@@ -947,8 +1088,9 @@ def reset_all(
 @kernel
 def step_all(
     actions, rng, done, outcome, reward, terminated,
-    seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
-    step, integrity, air, power, districts, research, components, scanned, power_paid,
+    seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits, stress, damped,
+    progress, activated, step, integrity, air, power, districts, research, components,
+    scanned, power_paid,
     view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
     view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask,
 ) -> None:  # fmt: skip
@@ -956,13 +1098,13 @@ def step_all(
         view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
         view_reversal, view_draft, view_conduit_effect, view_conduit_damps,
     )  # fmt: skip
-    for i in range(actions.shape[0]):
+    for i in prange(actions.shape[0]):
         if done[i]:  # next-step autoreset: the action is ignored
-            draw_scenario(rng, i, seams, faults, stress0, airflow0)
+            draw_scenario(rng, i, seams, faults, stress0, airflow0, survey)
             begin_episode(
-                i, seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress,
-                damped, step, integrity, air, power, districts, research, components, scanned,
-                power_paid, views, terms, mask,
+                i, seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits,
+                stress, damped, progress, activated, step, integrity, air, power, districts,
+                research, components, scanned, power_paid, views, terms, mask,
             )  # fmt: skip
             done[i] = False
             outcome[i] = RUNNING
@@ -971,8 +1113,8 @@ def step_all(
             continue
         step_one(
             i, actions[i], outcome, reward, terminated,
-            seams, faults, stress0, airflow0, cells, supports, vents, conduits, stress, damped,
-            step, integrity, air, power, districts, research, components, scanned, power_paid,
-            views, terms, mask,
+            seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits, stress,
+            damped, progress, activated, step, integrity, air, power, districts, research,
+            components, scanned, power_paid, views, terms, mask,
         )  # fmt: skip
         done[i] = terminated[i]

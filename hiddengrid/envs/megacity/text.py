@@ -86,9 +86,10 @@ Each step you take one action (most cost power; an action you cannot pay for is 
   support M (r,c)             put a support of material M in an open cell (one per cell)
   vent (r,c) D                dig a ventilation shaft in an open cell, facing D (one per cell)
   conduit (r,c) [(r,c) ...]   lay a power conduit along 1-3 orthogonally contiguous cells
-  build (r,c)                 build a district core in a chamber; it becomes an active
-                              district once the cell is structurally sound and a shaft is in
-                              it or next to it (it may wait for that)
+  build (r,c)                 build a district core in a chamber; it comes online as an
+                              active district only after some steps in a row structurally
+                              sound and aired by a shaft in it or next to it, and it may go
+                              offline again
   research R                  study a rule R: gravity, load, airflow, conduits (3 stages each)
   scan                        diagnostic scan: reveals hidden stress concentrations
   wait                        do nothing
@@ -96,8 +97,10 @@ Materials at the start: timber ({DESCRIPTORS["timber"]}), steel ({DESCRIPTORS["s
 Research unlocks one more material and three techniques.
 You observe: the stress map (0-100), the airflow vectors (row, col components; row grows to
 the south), cell types, supports, shafts, conduits, what research and scans revealed, and
-the four metrics. Open cells carry load; rock that carries more than it can breaks, and
-integrity falls. Districts breathe air and draw power.
+the four metrics. The stress map is a survey: it is not exact, and it misses what only a scan
+shows. Open cells carry load, and rock that carries more than it can breaks: integrity falls.
+Open chambers do not stay as they were. Cores and districts breathe air and draw power from
+the moment they are built; the outpost itself produces no power. Power cannot go below 0.
 Rewards: +2 per point of integrity gained, +1 per point of air gained, +5 per district
 activated, +3 the first time power exceeds {POWER_MILESTONE}, +4 per rule fully decoded,
 +0.5 per step with integrity > {INTEGRITY_OK} and air > {AIR_OK}, -2 per point of integrity
@@ -166,12 +169,12 @@ def research_lines(obs: Mapping[str, Any]) -> list[str]:
         "Relief (load excavating this cell would take off them now)", np.asarray(obs["relief"])
     )
     reversal = int(obs["reversal"])
-    if reversal < 0:
+    if reversal == 0:
         out.append("Next turn of the currents: not revealed yet.")
-    elif reversal == 0:
+    elif reversal == 1:
         out.append("Next turn of the currents: none before the end.")
     else:
-        out.append(f"Next turn of the currents: in {reversal} steps.")
+        out.append(f"Next turn of the currents: in {reversal - 1} steps.")
     draft = np.asarray(obs["draft"])
     if (draft < 0).all():
         out.append("Draft (air a new shaft would draw now, facing N E S W): not revealed yet.")
@@ -185,8 +188,8 @@ def research_lines(obs: Mapping[str, Any]) -> list[str]:
         out.append("Conduit effects: not revealed yet.")
     else:
         out += map_lines(
-            "Conduit effects (. nothing, L taps power and loads the rock, P taps power,"
-            " D steadies the seam)",
+            "Conduit effects (- leaks power, L taps power and loads the rock, P taps power,"
+            " D leaks power and steadies the seam)",
             [[CONDUIT_CHARS[int(v)] for v in row] for row in effect],
         )
     out += number_lines(

@@ -1,4 +1,4 @@
-"""SquadRecon: three squads, fog of war, two hidden camps (seed 003)."""
+"""SquadRecon: three squads, fog of war, two hidden camps."""
 
 from hiddengrid.envs.squad_recon.env import (
     DEFINITION,

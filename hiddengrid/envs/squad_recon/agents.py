@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import get_thread_id, njit, prange
 
 from hiddengrid.core.agents import BatchAgent, RandomAgent
+from hiddengrid.core.kernel import run_on, thread_scratch
 from hiddengrid.envs.squad_recon.constants import (
     ALIVE,
     ATTACK,
@@ -164,12 +165,19 @@ def strike(
 
 
 @njit(cache=True)
-def heuristic_act(terrain, squads, camps, out, passable, dist, lead, queue, remaining):
+def heuristic_act(terrain, squads, camps, out, passables, dists, leads, queues, remainings):
     """Per env: walk all squads to the nearest detected camp that their total strength beats and
     attack it as soon as the strength next to it exceeds the camp's; otherwise explore: the
     first live squad walks to the nearest frontier cell (known open ground next to unexplored
-    ground) and the others follow it, exploring on their own while within three steps of it."""
-    for i in range(out.shape[0]):
+    ground) and the others follow it, exploring on their own while within three steps of it.
+    The arrays after ``out`` are thread scratch (``hiddengrid.core.kernel.thread_scratch``)."""
+    for i in prange(out.shape[0]):
+        t = get_thread_id()
+        passable = passables[t]
+        dist = dists[t]
+        lead = leads[t]
+        queue = queues[t]
+        remaining = remainings[t]
         out[i, :] = HOLD
         total = 0
         leader = -1
@@ -254,16 +262,16 @@ class FrontierAgent(BatchAgent):
     def __init__(self, env: Any, seed: int = 0) -> None:
         super().__init__(env, seed)
         self.actions = np.zeros((self.num_envs, NUM_SQUADS), dtype=np.int64)
-        self.passable = np.zeros((GRID_SIZE, GRID_SIZE), dtype=np.bool_)
-        self.dist = np.zeros((GRID_SIZE, GRID_SIZE), dtype=np.int64)
-        self.lead = np.zeros((GRID_SIZE, GRID_SIZE), dtype=np.int64)
-        self.queue = np.zeros(NUM_CELLS, dtype=np.int64)
-        self.remaining = np.zeros(NUM_CAMPS, dtype=np.bool_)
+        self.passable = thread_scratch((GRID_SIZE, GRID_SIZE), np.bool_)
+        self.dist = thread_scratch((GRID_SIZE, GRID_SIZE), np.int64)
+        self.lead = thread_scratch((GRID_SIZE, GRID_SIZE), np.int64)
+        self.queue = thread_scratch((NUM_CELLS,), np.int64)
+        self.remaining = thread_scratch((NUM_CAMPS,), np.bool_)
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
-        heuristic_act(
-            obs["terrain"], obs["squads"], obs["camps"], self.actions, self.passable, self.dist,
-            self.lead, self.queue, self.remaining,
+        run_on(
+            self.num_threads, heuristic_act, obs["terrain"], obs["squads"], obs["camps"],
+            self.actions, self.passable, self.dist, self.lead, self.queue, self.remaining,
         )  # fmt: skip
         return self.actions.copy()
 
@@ -364,10 +372,16 @@ def plan(i, squads, camps, remaining, dists, assign) -> None:
 
 @njit(cache=True)
 def oracle_act(
-    terrain, squads, camps, camp_status, steps_left, starts, assign, planned, out, passable,
-    dists, queue, remaining, saved,
+    terrain, squads, camps, camp_status, steps_left, starts, assign, planned, out, passables,
+    distss, queues, remainings, saveds,
 ):  # fmt: skip
-    for i in range(out.shape[0]):
+    for i in prange(out.shape[0]):
+        t = get_thread_id()  # the arrays after ``out`` are thread scratch
+        passable = passables[t]
+        dists = distss[t]
+        queue = queues[t]
+        remaining = remainings[t]
+        saved = saveds[t]
         out[i, :] = HOLD
         for r in range(GRID_SIZE):
             for c in range(GRID_SIZE):
@@ -423,16 +437,17 @@ class OracleAgent(BatchAgent):
         self.actions = np.zeros((n, NUM_SQUADS), dtype=np.int64)
         self.assign = np.full((n, NUM_SQUADS), NO_CAMP, dtype=np.int64)
         self.planned = np.full(n, -1, dtype=np.int64)
-        self.passable = np.zeros((GRID_SIZE, GRID_SIZE), dtype=np.bool_)
-        self.dists = np.zeros((NUM_CAMPS, GRID_SIZE, GRID_SIZE), dtype=np.int64)
-        self.queue = np.zeros(NUM_CELLS, dtype=np.int64)
-        self.remaining = np.zeros(NUM_CAMPS, dtype=np.bool_)
-        self.saved = np.zeros(NUM_SQUADS, dtype=np.int64)
+        self.passable = thread_scratch((GRID_SIZE, GRID_SIZE), np.bool_)
+        self.dists = thread_scratch((NUM_CAMPS, GRID_SIZE, GRID_SIZE), np.int64)
+        self.queue = thread_scratch((NUM_CELLS,), np.int64)
+        self.remaining = thread_scratch((NUM_CAMPS,), np.bool_)
+        self.saved = thread_scratch((NUM_SQUADS,), np.int64)
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
         b = self.batch
-        oracle_act(
-            b["terrain"], b["squads"], b["camps"], b["camp_status"], b["steps_left"],
+        run_on(
+            self.num_threads, oracle_act, b["terrain"], b["squads"], b["camps"], b["camp_status"],
+            b["steps_left"],
             np.asarray(starts, dtype=np.bool_), self.assign, self.planned, self.actions,
             self.passable, self.dists, self.queue, self.remaining, self.saved,
         )  # fmt: skip

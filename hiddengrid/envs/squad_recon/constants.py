@@ -1,4 +1,4 @@
-"""SquadRecon's numbers and codes (seed 003, SPEC section 5)."""
+"""SquadRecon's numbers and codes."""
 
 import numpy as np
 
@@ -32,7 +32,7 @@ CAMP_REWARD = 0.5  # per eliminated camp; nothing else pays
 SENSOR_RADIUS = 3
 SENSOR_WIDTH = 2 * SENSOR_RADIUS + 1
 
-# Terrain generator (SPEC section 5: 15-30 % of cells blocked, all open cells connected).
+# Terrain generator (15-30 % of cells blocked, all open cells connected).
 MIN_BLOCKED = 34  # ceil(0.15 * 225)
 MAX_BLOCKED = 67  # floor(0.30 * 225)
 # Cells the generator never blocks: the 3x3 south-west corner around the squads' starts.

@@ -301,7 +301,7 @@ def draw_scenario(
     camps: np.ndarray,
     open_rows: np.ndarray,
 ) -> None:
-    """Terrain, then the squads' strengths, then the camps (SPEC section 5). ``open_rows`` is
+    """Terrain, then the squads' strengths, then the camps. ``open_rows`` is
     scratch (see CAN_BLOCK); afterwards it holds the open cells of the terrain drawn."""
     draw_terrain(rng, i, terrain, open_rows)
     for k in range(NUM_SQUADS):
@@ -334,7 +334,7 @@ def _units(value: Any, name: str, count: int, low: int, high: int) -> np.ndarray
 
 
 def validate_scenario(scenario: Mapping[str, Any], config: Mapping[str, Any]) -> dict:
-    """Checks a scenario dict against SPEC section 5 and returns it as arrays for the batch.
+    """Checks a scenario dict and returns it as arrays for the batch.
 
     A replayed scenario is a custom level: any amount of wall and forest, squads anywhere on
     open ground (sharing cells if you like), camps anywhere on open ground, near or far, with

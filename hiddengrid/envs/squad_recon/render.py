@@ -7,6 +7,8 @@ explored cells dimmed, unexplored cells dark.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from hiddengrid.core.batch import Batch
@@ -37,7 +39,7 @@ LEGEND = (
 )
 
 TILE = 40
-BAR = 62
+BAR = 104  # status lines and the legend
 OPEN_RGB = (222, 212, 176)
 WALL_RGB = (78, 78, 90)
 FOREST_RGB = (52, 122, 64)
@@ -162,6 +164,33 @@ def render_rgb(batch: Batch, i: int) -> np.ndarray:
         _centered_text(img, str(s), cy, cx, WHITE if a else INK, 2)
     for n, line in enumerate(_status(batch, i)):
         draw.text(img, line, size + 8 + 14 * n, 6, INK, scale=2)
-    legend = "BLUE: SQUADS (STRENGTH)  RED: CAMPS  DIM: EXPLORED  DARK: UNEXPLORED"
-    draw.text(img, legend, size + 44, 6, INK, scale=2)
+    draw.legend(img, size + 38, 6, LEGEND_ENTRIES)
     return img
+
+
+def _tile(color: draw.Color, mark: str = "") -> Callable[[np.ndarray, int, int, int], None]:
+    def paint(img: np.ndarray, top: int, left: int, size: int) -> None:
+        draw.fill_rect(img, top, left, size, size, color)
+        if mark == "tree":
+            draw.fill_disc(img, top + size / 2, left + size / 2, size * 0.25, (20, 70, 30))
+        elif mark == "x":
+            draw.draw_line(img, top + 2, left + 2, top + size - 3, left + size - 3, WHITE, 2)
+            draw.draw_line(img, top + 2, left + size - 3, top + size - 3, left + 2, WHITE, 2)
+
+    return paint
+
+
+# Squads are told apart by colour; the number on a squad or a camp is its strength.
+LEGEND_ENTRIES = [
+    *((draw.swatch(SQUAD_RGB[k], "disc"), f"SQUAD {k + 1}") for k in range(NUM_SQUADS)),
+    (draw.swatch(DEAD_RGB, "disc"), "DESTROYED"),
+    (draw.swatch(CAMP_RGB), "CAMP"),
+    (draw.swatch(CAMP_RGB, "outline"), "CAMP NOT SEEN"),
+    (_tile(ELIMINATED_RGB, "x"), "ELIMINATED"),
+    (lambda img, top, left, size: None, "NUMBER = STRENGTH"),
+    (_tile(OPEN_RGB), "OPEN"),
+    (_tile(WALL_RGB), "WALL"),
+    (_tile(FOREST_RGB, "tree"), "FOREST"),
+    (_tile(draw.blend(OPEN_RGB, DIM, 0.45)), "SEEN BEFORE"),
+    (_tile(draw.blend(OPEN_RGB, NIGHT, 0.6)), "NEVER SEEN"),
+]

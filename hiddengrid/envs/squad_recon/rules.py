@@ -1,4 +1,4 @@
-"""SquadRecon's rules (seed 003, SPEC section 5), in the order a step applies them.
+"""SquadRecon's rules, in the order a step applies them.
 
 Plain scalar code over struct-of-arrays state, compiled by Numba; with NUMBA_DISABLE_JIT=1 it
 runs as ordinary Python. Sub-env ``i`` of every array belongs to one episode.
@@ -8,6 +8,7 @@ order; (3) ``sensor_sweep``: sight and memory; (4) the budget and the end of the
 """
 
 import numpy as np
+from numba import prange
 
 from hiddengrid.core.definition import Field
 from hiddengrid.core.kernel import inline, kernel
@@ -400,7 +401,7 @@ def reset_all(
     sight_key,
     open_rows,
 ):
-    for i in range(rng.shape[0]):
+    for i in prange(rng.shape[0]):
         draw_scenario(rng, i, terrain, start_squads, camps, open_rows)
         start_episode(
             i, terrain, start_squads, camps, squads, camp_status, explored, visible, camps_view,
@@ -436,7 +437,7 @@ def reset_done(
 ):
     """Starts a new episode in every sub-env whose ``done`` flag is set (same-step
     autoreset): what ``step_all`` does for such a sub-env, without stepping the others."""
-    for i in range(rng.shape[0]):
+    for i in prange(rng.shape[0]):
         if not done[i]:
             continue
         draw_scenario(rng, i, terrain, start_squads, camps, open_rows)
@@ -475,7 +476,7 @@ def step_all(
     sight_key,
     open_rows,
 ):
-    for i in range(actions.shape[0]):
+    for i in prange(actions.shape[0]):
         if done[i]:  # next-step autoreset: the action is ignored
             draw_scenario(rng, i, terrain, start_squads, camps, open_rows)
             start_episode(

@@ -6,7 +6,8 @@ quotes and a trailing period do not matter)::
     action  := order sep order sep order        three orders, squads 1, 2, 3 in this order
              | labelled sep labelled sep labelled   each squad exactly once, any order
     labelled:= "squad" N [":"] order             N in 1..3
-    order   := "hold" ["position"] | ["move"] direction | "attack" ["enemy camp" | "camp"]
+    order   := ("hold" | "wait") ["position"] | ["move"] direction
+             | "attack" ["enemy camp" | "camp"]
              | digit                             0 hold, 1 north, 2 south, 3 east, 4 west, 5 attack
     direction := "north" | "south" | "east" | "west"
     sep     := "," | ";" | spaces
@@ -44,9 +45,15 @@ from hiddengrid.envs.squad_recon.constants import (
     STEP_BUDGET,
     UNEXPLORED,
 )
-from hiddengrid.text.parse import TextActionError, grid_lines, normalize
-
-DIRECTIONS = ("north", "south", "east", "west")  # orders 1..4
+from hiddengrid.text.parse import (
+    DIRECTIONS,
+    IDLE_WORDS,
+    TextActionError,
+    grid_lines,
+    normalize,
+    parse_number,
+    quote,
+)
 
 
 def rules_text(config: Mapping[str, Any]) -> str:
@@ -59,9 +66,9 @@ Your squads start at [14, 0], [14, 1] and [13, 0] with strengths {MIN_SQUAD_STRE
 destroy both camps within {STEP_BUDGET} steps.
 
 Each step you give one order to every squad, all carried out at once:
-  hold: stay. north / south / east / west: move one cell; a move into a wall, forest, a camp
-    or off the map fails and the squad stays. Squads never block each other and may share
-    a cell.
+  hold (or wait): stay. north / south / east / west (or move north, ...): move one cell;
+    a move into a wall, forest, a camp or off the map fails and the squad stays. Squads never
+    block each other and may share a cell.
   attack: attack every camp next to the squad (directly north, south, east or west of it).
     The strengths of ALL your live squads next to that camp are added up, attacking or not.
     If the total is more than the camp's strength the camp is eliminated; otherwise (equal
@@ -189,10 +196,8 @@ def _read_order(tokens: list[str], pos: int) -> tuple[int, int]:
     if pos >= len(tokens):
         raise TextActionError("an order is missing at the end of the answer")
     word = tokens[pos]
-    if re.fullmatch(r"\d+", word):
-        value = int(word)
-        if value >= NUM_ORDERS:
-            raise TextActionError(f"order number {value} is out of range 0..{NUM_ORDERS - 1}")
+    value = parse_number(word, NUM_ORDERS, "order number")
+    if value is not None:
         return value, pos + 1
     if word == "move":
         if pos + 1 < len(tokens) and tokens[pos + 1] in DIRECTIONS:
@@ -200,7 +205,7 @@ def _read_order(tokens: list[str], pos: int) -> tuple[int, int]:
         raise TextActionError("'move' must be followed by north, south, east or west")
     if word in DIRECTIONS:
         return _ORDER_WORDS[word], pos + 1
-    if word == "hold":
+    if word in IDLE_WORDS:
         skip = 1 if pos + 1 < len(tokens) and tokens[pos + 1] == "position" else 0
         return HOLD, pos + 1 + skip
     if word == "attack":
@@ -211,7 +216,7 @@ def _read_order(tokens: list[str], pos: int) -> tuple[int, int]:
             return ATTACK, pos + 2
         return ATTACK, pos + 1
     raise TextActionError(
-        f"unknown order {word!r}; orders are hold, north, south, east, west, attack or 0..5"
+        f"unknown order {quote(word)}; orders are hold, north, south, east, west, attack or 0..5"
     )
 
 
@@ -233,7 +238,7 @@ def parse_action(text: object, config: Mapping[str, Any]) -> np.ndarray:
         orders.append(order)
     if len(orders) != NUM_SQUADS:
         raise TextActionError(
-            f"give exactly {NUM_SQUADS} orders, one per squad; got {len(orders)} in {s!r}"
+            f"give exactly {NUM_SQUADS} orders, one per squad; got {len(orders)} in {quote(s)}"
         )
     if all(label is None for label in labelled):
         return np.array(orders, dtype=np.int64)

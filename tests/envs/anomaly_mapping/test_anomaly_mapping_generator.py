@@ -1,4 +1,4 @@
-"""Generator invariants over thousands of seeds (SPEC section 2)."""
+"""Generator invariants over thousands of seeds (AnomalyMapping's page)."""
 
 from __future__ import annotations
 

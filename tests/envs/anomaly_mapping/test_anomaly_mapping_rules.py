@@ -1,4 +1,4 @@
-"""Every rule of SPEC section 2 on hand-built scenarios."""
+"""Every rule of AnomalyMapping's page on hand-built scenarios."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def start(**kwargs):
 
 
 def bfs_levels(walls: np.ndarray, node: tuple[int, int]) -> np.ndarray:
-    """The SPEC's definition, written independently: 3 - shortest free path, floored at 0."""
+    """The page's definition, written independently: 3 - shortest free path, floored at 0."""
     dist = np.full((15, 15), -1)
     dist[node] = 0
     queue = deque([node])

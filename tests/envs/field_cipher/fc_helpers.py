@@ -21,7 +21,7 @@ def right_empty_pattern(value: int, nth: int = 0) -> int:
 
 
 def decode_bits(grid) -> list[int]:
-    """The 36-bit sequence of a 9x9 grid, read as SPEC section 3 says."""
+    """The 36-bit sequence of a 9x9 grid, read as FieldCipher's page says."""
     padded = np.zeros((10, 10), dtype=int)
     padded[:9, :9] = np.asarray(grid)
     bits = []

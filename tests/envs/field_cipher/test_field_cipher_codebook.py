@@ -1,4 +1,4 @@
-"""The codebook is the one SPEC section 3 fixes: a literal, balanced, padding-safe table."""
+"""The codebook is the one FieldCipher's page fixes: a literal, balanced, padding-safe table."""
 
 import ast
 import collections

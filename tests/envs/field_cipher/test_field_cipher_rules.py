@@ -1,4 +1,4 @@
-"""Every rule of SPEC section 3, on hand-built scenarios through the public single env."""
+"""Every rule of FieldCipher's page, on hand-built scenarios through the public single env."""
 
 import gymnasium as gym
 import numpy as np

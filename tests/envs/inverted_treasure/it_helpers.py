@@ -16,7 +16,7 @@ EMPTY, BOMB, FLOWER = 1, 2, 3
 
 
 def icons(bomb=(7, 7), flowers=()) -> list[list[int]]:
-    """An 8x8 icon grid (row 0 north) from the seed's (x, y) positions."""
+    """An 8x8 icon grid (row 0 north) from (x, y) positions."""
     grid = [[EMPTY] * 8 for _ in range(8)]
     x, y = bomb
     grid[7 - y][x] = BOMB

@@ -1,4 +1,4 @@
-"""Every rule of SPEC section 4 on hand-built levels, in both variants."""
+"""Every rule of InvertedTreasure's page on hand-built levels, in both variants."""
 
 from __future__ import annotations
 

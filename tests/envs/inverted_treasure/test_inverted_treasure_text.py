@@ -26,7 +26,7 @@ def test_every_action_round_trips(config):
 
 @pytest.mark.parametrize(
     "junk",
-    ["", "move", "north", "move up", "go east", "6", "-1", "1.5", "reveal and wait", None, 3],
+    ["", "move", "northward", "move up", "go east", "6", "-1", "1.5", "reveal and wait", None, 3],
 )
 def test_junk_is_rejected(junk):
     with pytest.raises(TextActionError):

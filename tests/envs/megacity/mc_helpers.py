@@ -16,12 +16,13 @@ ENV_ID = "hiddengrid/Megacity-v0"
 
 
 def flat_scenario(stress: int = 10) -> dict[str, Any]:
-    """No seams, no faults, uniform stress, still air."""
+    """No seams, no faults, uniform stress, still air, an exact survey."""
     return {
         "seams": [[0] * GRID for _ in range(GRID)],
         "faults": [[0] * GRID for _ in range(GRID)],
         "stress": [[stress] * GRID for _ in range(GRID)],
         "airflow": [[[0, 0] for _ in range(GRID)] for _ in range(GRID)],
+        "survey": [[0] * GRID for _ in range(GRID)],
     }
 
 
@@ -44,8 +45,9 @@ def refresh(env: Any) -> None:
     b = env.unwrapped.batch
     f = b.fields
     rules.write_observation(
-        0, f["seams"], f["faults"], f["airflow0"], f["vents"], f["stress"], f["damped"],
-        f["step"], f["research"], f["scanned"], tuple(f[name] for name in rules.VIEWS),
+        0, f["seams"], f["faults"], f["airflow0"], f["survey"], f["vents"], f["stress"],
+        f["damped"], f["step"], f["research"], f["scanned"],
+        tuple(f[name] for name in rules.VIEWS),
     )  # fmt: skip
     rules.write_mask(
         0, f["cells"], f["supports"], f["vents"], f["conduits"], f["power"], f["research"],

@@ -239,6 +239,11 @@ def test_rules_text_never_gives_the_equations() -> None:
         "amplif",
         "fault",
         "ceil",
+        "creep",
+        "leak",
+        "brownout",
+        "3 steps",
+        "geotherm",
     ):
         assert secret not in rules.lower(), secret
     o, _ = gym.make(ENV_ID).reset(seed=0)

@@ -12,11 +12,13 @@ from mc_helpers import ENV_ID, flat_scenario, make_env
 
 from hiddengrid.envs.megacity.constants import (
     CHANNEL_SPEED,
+    FAULT_HALO,
     FAULT_LOAD,
     OVERBURDEN_STEP,
+    ROCK_GRAIN,
     SEAM_LOAD_STEP,
     STRESS_BASE,
-    STRESS_NOISE,
+    SURVEY_ERROR,
 )
 from hiddengrid.envs.megacity.generator import validate_scenario
 
@@ -26,7 +28,10 @@ def geology() -> dict[str, np.ndarray]:
     venv = make_vec(ENV_ID, 5000)
     venv.reset(seed=123)
     b = venv.unwrapped.batch
-    return {k: b[k].astype(int) for k in ("seams", "faults", "stress0", "airflow0")}
+    return {
+        k: b[k].astype(int)
+        for k in ("seams", "faults", "stress0", "airflow0", "survey", "view_stress")
+    }
 
 
 def test_seams_are_one_or_two_full_lines_pulling_along_themselves(geology) -> None:
@@ -72,7 +77,7 @@ def test_stress_has_geological_structure(geology) -> None:
             row = seams[k, r]
             if (row == 2).all() and not faults[k, r].any():
                 diff = stress[k, r, 4] - stress[k, r, 0]
-                assert diff >= 4 * SEAM_LOAD_STEP - 4 * OVERBURDEN_STEP - STRESS_NOISE - 8
+                assert diff >= 4 * SEAM_LOAD_STEP - 4 * OVERBURDEN_STEP - ROCK_GRAIN - FAULT_HALO
                 n_checked += 1
     assert n_checked > 100
     # structure, not noise: neighbouring cells are far more alike than random pairs
@@ -82,11 +87,23 @@ def test_stress_has_geological_structure(geology) -> None:
     assert near < far
 
 
+def test_the_survey_misses_the_fault_and_errs_by_a_bounded_fixed_amount(geology) -> None:
+    survey, stress, faults = geology["survey"], geology["stress0"], geology["faults"]
+    assert survey.min() == -SURVEY_ERROR and survey.max() == SURVEY_ERROR
+    shown = geology["view_stress"]
+    hidden = stress + survey - shown
+    assert (hidden[faults == 1] == FAULT_LOAD).all()
+    assert set(np.unique(hidden[faults == 0])) == {0, FAULT_HALO}
+    # No exact marker: fault cells are not told apart by their survey or their airflow.
+    speed = np.abs(geology["airflow0"]).max(axis=-1)
+    assert set(np.unique(speed[faults == 1])) == {1, CHANNEL_SPEED}
+    assert abs(shown[faults == 1].mean() - shown[faults == 0].mean()) < 6
+
+
 def test_airflow_is_one_prevailing_current_with_a_channel(geology) -> None:
-    for faults, flow in zip(geology["faults"], geology["airflow0"], strict=True):
+    for flow in geology["airflow0"]:
         speed = np.abs(flow).max(axis=2)
-        assert (speed[faults == 1] == 0).all()
-        assert set(np.unique(speed[faults == 0])) <= {1, CHANNEL_SPEED}
+        assert set(np.unique(speed)) <= {1, CHANNEL_SPEED}
         directions = {tuple(np.sign(v)) for v in flow.reshape(-1, 2) if v.any()}
         assert len(directions) == 1
         ((dr, dc),) = directions
@@ -99,8 +116,8 @@ def test_airflow_is_one_prevailing_current_with_a_channel(geology) -> None:
 def test_every_seed_gives_a_winnable_layout_for_the_oracle() -> None:
     from hiddengrid.evaluate import run_episodes
 
-    r = run_episodes(ENV_ID, "oracle", 256, seed=77, batch_size=256)
-    assert r.success_rate >= 0.9
+    r = run_episodes(ENV_ID, "oracle", 128, seed=77, batch_size=128)
+    assert r.success_rate >= 0.85
 
 
 def test_scenario_round_trip_and_json(geology) -> None:
@@ -109,7 +126,7 @@ def test_scenario_round_trip_and_json(geology) -> None:
     scenario = env.unwrapped.scenario
     assert json.loads(json.dumps(scenario)) == scenario
     arrays = validate_scenario(scenario, {})
-    assert set(arrays) == {"seams", "faults", "stress0", "airflow0"}
+    assert set(arrays) == {"seams", "faults", "stress0", "airflow0", "survey"}
     other = make_env(scenario)
     assert other.unwrapped.scenario == scenario
 
@@ -124,6 +141,7 @@ def test_scenario_round_trip_and_json(geology) -> None:
         ("stress", [[1.5] * 5] * 5, "stress"),
         ("airflow", [[[3, 0]] * 5] * 5, "airflow"),
         ("airflow", [[0] * 5] * 5, "airflow"),
+        ("survey", [[9] * 5] * 5, "survey"),
     ],
 )
 def test_bad_scenarios_name_the_field(field, value, message) -> None:

@@ -48,49 +48,51 @@ def test_load_research_reveals_the_seam_relief_at_stages_1_and_2() -> None:
     assert o["relief_reach"].sum() == 10  # nothing off the seam
     assert (o["relief"] == -1).all()  # not before stage 2
     o, *_ = act(env, "research", "load")
-    assert o["relief"][2].tolist() == [15 * 3 + 5, 15 * 2 + 5, 15 + 5, 5, 0]  # never below 0
+    assert o["relief"][2].tolist() == [12 * 3 + 5, 12 * 2 + 5, 12 + 5, 5, 0]  # never below 0
     assert o["relief"].sum() == o["relief"][2].sum()
     o, *_ = act(env, "excavate", (2, 1))  # example 3: the relief follows the stress
     stress = env.unwrapped.batch["stress"][0]
-    assert stress[2, 2] == 31 and stress[2, 3] == 25
+    assert stress[2, 2] == 33 and stress[2, 3] == 28
     assert stress[2, 4] == 0
-    assert o["relief"][2].tolist() == [15 * 3, 15 * 2, 15, 0, 0]
+    assert o["relief"][2].tolist() == [12 * 3, 12 * 2, 12, 0, 0]
     o, *_ = act(env, "research", "load")  # decoded: the views stay
-    assert o["relief_reach"][2].tolist() == [4, 3, 2, 1, 0] and o["relief"][2, 2] == 15
+    assert o["relief_reach"][2].tolist() == [4, 3, 2, 1, 0] and o["relief"][2, 2] == 12
 
 
 def test_airflow_research_reveals_the_reversal_then_the_draft() -> None:
     flow = {(r, c): [0, 2] for r in range(5) for c in range(5)}  # east, speed 2
     env = make_env(scenario_with(airflow=flow))
-    assert env.unwrapped.batch["view_reversal"][0] == -1
-    o, *_ = act(env, "research", "airflow")  # now at step 1
-    assert o["reversal"] == 7 and (o["draft"] == -1).all()
+    assert env.unwrapped.batch["view_reversal"][0] == 0  # not revealed
+    o, *_ = act(env, "research", "airflow")  # now at step 1: 1 + 7 steps to the turn
+    assert o["reversal"] == 8 and (o["draft"] == -1).all()
     o, *_ = act(env, "research", "airflow")
-    assert o["reversal"] == 6
+    assert o["reversal"] == 7
     n, e, s, w = (o["draft"][..., k] for k in range(4))
-    assert (e == 3).all() and (w == 0).all() and (n == 1).all() and (s == 1).all()
+    assert (e == 4).all() and (w == 0).all() and (n == 2).all() and (s == 2).all()
     o = wait(env, 6)  # step 8: the current has reversed
-    assert o["step"] == 8 and o["reversal"] == 8
-    assert (o["draft"][..., 1] == 0).all() and (o["draft"][..., 3] == 3).all()
-    o, *_ = act(env, "research", "airflow")  # decoded: baffled shafts draw either way
-    assert (o["draft"][..., 1] == 1).all() and (o["draft"][..., 3] == 3).all()
+    assert o["step"] == 8 and o["reversal"] == 9
+    assert (o["draft"][..., 1] == 0).all() and (o["draft"][..., 3] == 4).all()
+    o, *_ = act(env, "research", "airflow")  # decoded: baffled shafts draw |along|
+    assert (o["draft"][..., 1] == 0).all() and (o["draft"][..., 3] == 4).all()
     o = wait(env, 31 - 9)
-    assert o["step"] == 31 and o["reversal"] == 1
+    assert o["step"] == 31 and o["reversal"] == 2
     for _ in range(9):  # no reversal after step 32
         o = wait(env)
-        assert o["reversal"] == 0
+        assert o["reversal"] == 1
 
 
-def test_the_draft_is_what_a_shaft_then_draws() -> None:
-    flow = {(r, c): [0, 2] for r in range(5) for c in range(5)}
+def test_the_draft_is_what_a_shaft_would_draw_now() -> None:
+    flow = {(r, c): [0, 1] for r in range(5) for c in range(5)}
+    flow[(2, 2)] = [0, 2]
     env = make_env(scenario_with(airflow=flow))
     act(env, "research", "airflow")
-    act(env, "research", "airflow")
-    o, *_ = act(env, "excavate", (2, 2))
-    air = int(o["air"])
-    draft = int(o["draft"][2, 2, 1])
-    o, *_ = act(env, "vent", (2, 2), "east")
-    assert o["air"] == air + draft - 1  # minus the outpost's breath
+    o, *_ = act(env, "research", "airflow")
+    f = env.unwrapped.batch.fields
+    for r in range(5):
+        for c in range(5):
+            for d in range(1, 5):
+                want = rules.supply_facing(0, r, c, d, int(o["step"]), f["airflow0"], False)
+                assert o["draft"][r, c, d - 1] == want
 
 
 def test_conduit_research_reveals_effects_then_damping() -> None:
@@ -118,8 +120,9 @@ def full_views(batch, i: int) -> dict[str, np.ndarray]:
     f = batch.fields
     copies = {name: f[name].copy() for name in (*rules.VIEWS, "mask")}
     rules.write_observation(
-        i, f["seams"], f["faults"], f["airflow0"], f["vents"], f["stress"], f["damped"],
-        f["step"], f["research"], f["scanned"], tuple(copies[name] for name in rules.VIEWS),
+        i, f["seams"], f["faults"], f["airflow0"], f["survey"], f["vents"], f["stress"],
+        f["damped"], f["step"], f["research"], f["scanned"],
+        tuple(copies[name] for name in rules.VIEWS),
     )  # fmt: skip
     rules.write_mask(
         i, f["cells"], f["supports"], f["vents"], f["conduits"], f["power"], f["research"],
@@ -146,13 +149,14 @@ def test_incremental_views_equal_a_full_recompute_and_reveal_only_at_their_stage
             research = batch["research"][i]
             for key, (rule, stage) in REVEALED_BY.items():
                 shown = np.asarray(obs[key][i])
+                hidden = 0 if key == "reversal" else -1
                 if research[rule] >= stage:
                     stages_seen.add((key, int(research[rule])))
-                    assert (shown >= 0).all(), key
+                    assert (shown > hidden).all() if key == "reversal" else (shown >= 0).all()
                     if key in ("relief_reach", "draft", "conduit_effect"):
                         assert shown.max() > 0, key  # a seam, a fault, a draft: never empty
                 else:
-                    assert (shown == -1).all(), key
+                    assert (shown == hidden).all(), key
         mask = batch["mask"]
         actions = np.zeros(n, dtype=np.int64)
         for i in range(n):

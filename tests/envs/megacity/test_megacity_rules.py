@@ -3,215 +3,257 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mc_helpers import act, make_env, refresh, scenario_with, state
 
 from hiddengrid.envs.megacity import rules
 from hiddengrid.envs.megacity.constants import (
+    AIR_BASE_DEMAND,
+    AIR_PER_DISTRICT,
     CHAMBER,
     CONDUIT_AMPLIFY,
+    CONDUIT_LEAK,
+    CORE,
+    CORE_DELAY,
+    CREEP,
     DISTRICT,
+    DISTRICT_UPKEEP,
     EXCAVATION_SPILL,
+    FAULT_HALO,
+    FAULT_LOAD,
     FAULT_TAP,
+    HOLD_OFF_SEAM,
+    HOLD_ON_SEAM,
     ROCK_SPAN,
     SEAM_RELIEF,
     SEAM_SHEAR,
+    SHAFT_DRAFT,
 )
 
 
 def test_constants_of_the_docs_examples() -> None:
     # The worked examples on the docs page use these numbers.
-    assert (ROCK_SPAN, SEAM_SHEAR, EXCAVATION_SPILL, SEAM_RELIEF) == (34, 15, 6, 15)
-    assert (CONDUIT_AMPLIFY, FAULT_TAP) == (10, 3)
+    assert (ROCK_SPAN, SEAM_SHEAR, EXCAVATION_SPILL, SEAM_RELIEF, CREEP) == (30, 16, 5, 12, 2)
+    assert HOLD_OFF_SEAM.tolist() == [0, 10, 22, 26] and HOLD_ON_SEAM.tolist() == [0, 10, 0, 30]
+    assert (CONDUIT_AMPLIFY, FAULT_TAP, CONDUIT_LEAK, DISTRICT_UPKEEP) == (8, 5, 1, 2)
+    assert (SHAFT_DRAFT, AIR_BASE_DEMAND, AIR_PER_DISTRICT, CORE_DELAY) == (2, 0, 1, 3)
+    assert (FAULT_LOAD, FAULT_HALO) == (24, 8)
 
 
-def test_example_1_overload_costs_integrity_and_steel_holds_it() -> None:
-    """Open cell, stress 50, off seam: overload 50 - 34 = 16, integrity -ceil(16/4) = -4."""
-    env = make_env(scenario_with(stress={(2, 2): 50}))
+def overload_of(env, r: int, c: int) -> int:
+    f = env.unwrapped.batch.fields
+    return rules.overload(0, r, c, f["cells"], f["supports"], f["stress"], f["seams"], f["damped"])
+
+
+def test_example_1_an_open_chamber_creeps_until_it_breaks() -> None:
+    """Stress 30 at the rock span: no overload on the step it opens, then +2 a step."""
+    env = make_env(scenario_with(base_stress=30))
     act(env, "excavate", (2, 2))
-    assert state(env, "stress")[2, 2] == 50
-    assert state(env, "integrity") == 96
-    _, _, _, _, info = act(env, "support", "steel", (2, 2))  # hold 34 + 40 = 74
-    assert info["metrics"]["integrity"] == 97  # no overload: the rock settles, +1
-    assert info["reward_terms"]["integrity_gain"] == 2.0
+    assert state(env, "integrity") == 100 and state(env, "stress")[2, 2] == 32
+    act(env, "wait")  # overload 2: -ceil(2/4) = -1
+    assert state(env, "integrity") == 99 and state(env, "stress")[2, 2] == 34
+    act(env, "wait")  # overload 4: -1
+    assert state(env, "integrity") == 98
+    act(env, "support", "timber", (2, 2))  # 36 against 30 + 10: held
+    assert state(env, "integrity") == 98 and overload_of(env, 2, 2) == 0
+    # neighbours took the spill, rock never overloads
+    assert state(env, "stress")[1, 2] == 35 and overload_of(env, 1, 2) == 0
 
 
 def test_example_2_materials_respond_differently_to_sideways_gravity() -> None:
-    """A seam cell with stress 40 carries 40 + 15 = 55 when open."""
-    seam = scenario_with(seams={(2, c): 2 for c in range(5)}, stress={(2, 2): 40})
-    expected = {"timber": 1, "steel": 16}  # holds 34 + 20 = 54 and 34 + 5 = 39
+    """Seam cell, stress 20: open load 20 + 16 = 36."""
+    seam = scenario_with(seams={(2, c): 2 for c in range(5)}, stress={(2, 2): 20})
+    expected = {"timber": 0, "steel": 6}  # hold 30 + 10 = 40 and 30 + 0 = 30
     for material, overload in expected.items():
         env = make_env(seam)
         act(env, "excavate", (2, 2))
+        env.unwrapped.batch["stress"][0, 2, 2] = 20  # undo the creep to read the equation
         act(env, "support", material, (2, 2))
-        f = env.unwrapped.batch.fields
-        got = rules.overload(
-            0, 2, 2, f["cells"], f["supports"], f["stress"], f["seams"], f["damped"]
-        )
-        assert got == overload, material
-    # Off the seam the ranking flips: steel holds 74, timber 54.
-    env = make_env(scenario_with(stress={(2, 2): 60}))
-    act(env, "excavate", (2, 2))
-    act(env, "support", "steel", (2, 2))
-    f = env.unwrapped.batch.fields
-    assert (
-        rules.overload(0, 2, 2, f["cells"], f["supports"], f["stress"], f["seams"], f["damped"])
-        == 0
-    )
-    # The anchor (gravity decoded) holds 34 + 40 = 74 on the seam as well.
-    env = make_env(seam)
-    for _ in range(3):
-        act(env, "research", "gravity")
-    assert state(env, "components")[2] == 1
-    act(env, "excavate", (2, 2))
-    act(env, "support", "anchor", (2, 2))
-    f = env.unwrapped.batch.fields
-    assert (
-        rules.overload(0, 2, 2, f["cells"], f["supports"], f["stress"], f["seams"], f["damped"])
-        == 0
-    )
+        env.unwrapped.batch["stress"][0, 2, 2] = 20
+        assert overload_of(env, 2, 2) == overload, material
+    # Off the seam the ranking flips: stress 45 overloads timber by 5, steel (52) holds it.
+    for material, overload in {"timber": 5, "steel": 0}.items():
+        env = make_env(scenario_with(stress={(2, 2): 45}))
+        act(env, "excavate", (2, 2))
+        act(env, "support", material, (2, 2))
+        env.unwrapped.batch["stress"][0, 2, 2] = 45
+        assert overload_of(env, 2, 2) == overload, material
 
 
 def test_example_3_excavating_relieves_stress_far_away_along_a_seam() -> None:
-    """Row seam on row 2 pulling east; excavating (2, 1) unloads (2, 2), (2, 3), (2, 4) by 15
-    and loads the four neighbours of (2, 1) by 6."""
+    """Row 2 pulls east, stress 40 everywhere; excavating (2,1)."""
     env = make_env(scenario_with(base_stress=40, seams={(2, c): 2 for c in range(5)}))
-    before = state(env, "stress").copy()
     act(env, "excavate", (2, 1))
-    after = state(env, "stress")
-    delta = after.astype(int) - before.astype(int)
-    assert delta[2, 4] == -15 and delta[2, 3] == -15  # far away: 3 cells downstream
-    assert delta[2, 2] == -15 + 6  # downstream and a neighbour
-    assert delta[1, 1] == 6 and delta[3, 1] == 6 and delta[2, 0] == 6
-    assert delta[2, 1] == 0
-    assert np.count_nonzero(delta) == 6
-    # Off a seam only the spill happens, and relief blasting (load decoded) removes it.
-    env = make_env(scenario_with(base_stress=40))
-    for _ in range(3):
-        act(env, "research", "load")
-    before = state(env, "stress").copy()
-    act(env, "excavate", (2, 1))
-    assert np.array_equal(state(env, "stress"), before)
-
-
-def test_example_4_airflow_reversal_changes_which_vents_help() -> None:
-    """Base airflow east at speed 2. A shaft east draws 2 + 1 = 3 on steps 0-7 and 0 on steps
-    8-15; a shaft north draws its own draft, 1, always; baffled, the east shaft draws 3 then 1."""
-    f_east = {(r, c): [0, 2] for r in range(5) for c in range(5)}
-    airflow = np.zeros((1, 5, 5, 2), dtype=np.int8)
-    airflow[0, 2, 2] = [0, 2]
-    for d, expected_now, expected_reversed in ((2, 3, 0), (1, 1, 1), (4, 0, 3)):
-        vents = np.zeros((1, 5, 5), dtype=np.int8)
-        vents[0, 2, 2] = d
-        assert rules.shaft_supply(0, 2, 2, 0, airflow, vents, False) == expected_now
-        assert rules.shaft_supply(0, 2, 2, 8, airflow, vents, False) == expected_reversed
-    vents = np.zeros((1, 5, 5), dtype=np.int8)
-    vents[0, 2, 2] = 2
-    assert rules.shaft_supply(0, 2, 2, 8, airflow, vents, True) == 1
-    # In the env: air = 85 + 3 - 1 on the vent step.
-    env = make_env(scenario_with(airflow=f_east))
-    act(env, "excavate", (2, 2))
-    _, _, _, _, info = act(env, "vent", (2, 2), "east")
-    assert info["metrics"]["air"] == 84 + 3 - 1
-
-
-def test_example_5_conduit_placement_changes_structural_stability() -> None:
-    fault = scenario_with(base_stress=20, faults={(2, 2): 1})
-    env = make_env(fault)
-    _, _, _, _, info = act(env, "conduit", ((2, 2),))
     s = state(env, "stress")
-    assert s[2, 2] == 30 and s[1, 2] == 30 and s[2, 1] == 30 and s[3, 2] == 30
-    assert s[2, 3] == 30 and s[0, 0] == 20
-    assert info["metrics"]["power"] == 50 - 1 + 1 + 3  # cost 1, income 1, tap 3
-    # Shielded conduits (conduits decoded) tap the heat without loading the rock.
-    env = make_env(fault)
-    for _ in range(3):
-        act(env, "research", "conduits")
-    act(env, "conduit", ((2, 2),))
-    assert state(env, "stress")[2, 2] == 20
-    # On a seam a conduit damps the sideways gravity of its cell and everything downstream.
-    seam = scenario_with(base_stress=30, seams={(r, 1): 3 for r in range(5)})  # pulls south
-    env = make_env(seam)
-    act(env, "excavate", (3, 1))
-    f = env.unwrapped.batch.fields
-    args = (f["cells"], f["supports"], f["stress"], f["seams"], f["damped"])
-    assert rules.overload(0, 3, 1, *args) == 30 + 15 - 34
-    act(env, "conduit", ((2, 1),))  # upstream of (3, 1)
-    assert f["damped"][0, :, 1].tolist() == [0, 0, 1, 1, 1]
-    assert rules.overload(0, 3, 1, *args) == 0
-    assert rules.shear(0, 1, 1, f["seams"], f["damped"]) == SEAM_SHEAR
+    assert s[2, 3] == s[2, 4] == 28  # downstream: -12
+    assert s[2, 2] == 33  # downstream and next door: -12 + 5
+    assert s[1, 1] == s[3, 1] == s[2, 0] == 45  # upstream and across: only the spill
+    assert s[2, 1] == 42  # the chamber itself creeps
+    assert s[0, 0] == 40
 
 
-def test_example_6_power_and_air_balance() -> None:
-    """power += 1 + 3 * taps - districts; air += supply - 1 - districts."""
-    env = make_env(scenario_with(faults={(0, 0): 1}))
-    act(env, "conduit", ((0, 0),))
-    act(env, "excavate", (4, 4))
-    act(env, "vent", (4, 4), "north")  # still air: the draft alone, 1
-    _, _, _, _, info = act(env, "build", (4, 4))
-    assert state(env, "cells")[4, 4] == DISTRICT
-    m = info["metrics"]
-    # A district draws air and power from the step after it activates.
-    # power: 50, conduit -1 +1 +3, excavate -3 +1 +3, vent -2 +1 +3, build -4 +1 +3
-    assert m["power"] == 50 - 1 + 4 - 3 + 4 - 2 + 4 - 4 + 4
-    # air: no shaft on the first two steps (-1 each), then the shaft's draft 1 - 1 = 0
-    assert m["air"] == 85 - 1 - 1 + 0 + 0
-    _, _, _, _, info = act(env, "wait")
-    assert info["metrics"]["power"] == m["power"] + 1 + 3 - 1
-    assert info["metrics"]["air"] == m["air"] + 1 - 1 - 1
-    assert m["districts"] == 1
-
-
-def test_core_waits_for_support_and_air() -> None:
-    env = make_env(scenario_with(stress={(1, 1): 50}))
-    act(env, "excavate", (1, 1))
-    act(env, "build", (1, 1))
-    assert state(env, "cells")[1, 1] == 2  # a core: overloaded and no shaft
-    act(env, "support", "steel", (1, 1))
-    assert state(env, "cells")[1, 1] == 2  # held now, but no shaft within reach
-    act(env, "excavate", (0, 1))
-    _, _, _, _, info = act(env, "vent", (0, 1), "west")  # a shaft next door is enough
-    assert state(env, "cells")[1, 1] == DISTRICT
+def test_example_4_a_core_comes_online_after_three_steps_held_and_aired() -> None:
+    env = make_env(scenario_with(base_stress=10))  # still air: a shaft draws its draft, 2
+    act(env, "excavate", (2, 2))
+    act(env, "vent", (2, 2), "north")
+    _, r, *_ = act(env, "build", (2, 2))  # online count 1
+    assert state(env, "cells")[2, 2] == CORE and r < 5
+    act(env, "wait")  # 2
+    assert state(env, "districts") == 0
+    _, _, _, _, info = act(env, "wait")  # 3: online
+    assert state(env, "cells")[2, 2] == DISTRICT and info["metrics"]["districts"] == 1
     assert info["reward_terms"]["district"] == 5.0
-    assert state(env, "cells")[0, 1] == CHAMBER
+    assert state(env, "stress")[2, 2] == 10 + 4 * CREEP  # open 4 steps, then it stops creeping
+    act(env, "wait")
+    assert state(env, "stress")[2, 2] == 10 + 4 * CREEP
 
 
-def test_scan_reveals_hidden_stress_concentrations() -> None:
-    env = make_env(scenario_with(base_stress=20, faults={(3, 3): 1}, stress={(3, 3): 60}))
-    obs = env.unwrapped.batch["view_stress"][0]
-    assert obs[3, 3] == 35 and (env.unwrapped.batch["view_faults"][0] == -1).all()
+def test_example_5_a_reversal_suffocates_a_district_aired_by_a_wrong_shaft() -> None:
+    """Current east at speed 2: a shaft facing east draws 2 + 2 = 4 on steps 0-7 and
+    max(0, -2 + 2) = 0 from step 8; facing north it draws its draft, 2, always."""
+    flow = {(r, c): [0, 2] for r in range(5) for c in range(5)}
+    results = {}
+    for facing in ("east", "north"):
+        env = make_env(scenario_with(airflow=flow))
+        act(env, "excavate", (2, 2))
+        act(env, "vent", (2, 2), facing)
+        act(env, "build", (2, 2))
+        for _ in range(5):
+            act(env, "wait")
+        assert state(env, "step") == 8 and state(env, "districts") == 1
+        _, _, _, _, info = act(env, "wait")  # step 8: the current has turned
+        results[facing] = info["metrics"]["districts"]
+        # the air index does not swing: 2 + |2| a step along the current's axis, 2 across
+        assert info["reward_terms"]["district"] == 0.0
+    assert results == {"east": 0, "north": 1}
+    f = env.unwrapped.batch.fields
+    baffled = False
+    assert rules.supply_facing(0, 2, 2, 2, 8, f["airflow0"], baffled) == 0
+    assert rules.supply_facing(0, 2, 2, 2, 7, f["airflow0"], baffled) == 4
+    assert rules.shaft_air(0, 2, 2, 2, f["airflow0"]) == 4
+    assert rules.shaft_air(0, 2, 2, 1, f["airflow0"]) == 2
+
+
+def test_example_6_conduits_tap_the_fault_and_leak_elsewhere() -> None:
+    env = make_env(scenario_with(base_stress=20, faults={(1, 1): 1}))
+    act(env, "conduit", ((1, 1),))  # 50 - 1 + 5
+    assert state(env, "power") == 54
+    s = state(env, "stress")
+    assert s[1, 1] == 20 + CONDUIT_AMPLIFY and s[0, 1] == s[1, 2] == 20 + CONDUIT_AMPLIFY
+    act(env, "conduit", ((4, 3), (4, 4)))  # 54 - 2 + 5 - 2
+    assert state(env, "power") == 55
+    act(env, "wait")
+    assert state(env, "power") == 58
+
+
+def test_example_7_balances_from_the_moment_a_core_is_built() -> None:
+    """One core and one shaft across a still current: power -4, -3, -5 (build), then -2 a
+    step; air +2 a step from the shaft on, 2 - 1 from the build on."""
+    env = make_env(scenario_with(base_stress=10))
+    act(env, "excavate", (2, 2))  # power 46, air 85
+    assert (state(env, "power"), state(env, "air")) == (46, 85)
+    act(env, "vent", (2, 2), "north")  # power 43, air 87
+    assert (state(env, "power"), state(env, "air")) == (43, 87)
+    act(env, "build", (2, 2))  # power 43 - 5 - 2 = 36, air 87 + 2 - 1 = 88
+    assert (state(env, "power"), state(env, "air")) == (36, 88)
+    act(env, "wait")
+    assert (state(env, "power"), state(env, "air")) == (34, 89)
+
+
+def test_example_8_a_brownout_shuts_every_district_down() -> None:
+    env = make_env(scenario_with(base_stress=10))
+    act(env, "excavate", (2, 2))
+    act(env, "vent", (2, 2), "north")
+    act(env, "build", (2, 2))
+    act(env, "wait")
+    act(env, "wait")
+    assert state(env, "districts") == 1
+    env.unwrapped.batch["power"][0] = 1  # the upkeep, 2, cannot be paid
+    refresh(env)
+    _, _, _, _, info = act(env, "wait")
+    assert info["metrics"]["power"] == 0 and info["metrics"]["districts"] == 0
+    assert state(env, "cells")[2, 2] == CORE
+    # it comes online again three steps later, but the +5 was paid once
+    env.unwrapped.batch["power"][0] = 50
+    refresh(env)
+    terms = [act(env, "wait")[4]["reward_terms"]["district"] for _ in range(3)]
+    assert state(env, "districts") == 1 and terms == [0.0, 0.0, 0.0]
+
+
+def test_integrity_settles_back_only_up_to_the_safety_line() -> None:
+    env = make_env()
+    for start, after in ((70, 71), (79, 80), (80, 80), (95, 95)):
+        env.unwrapped.batch["integrity"][0] = start
+        _, _, _, _, info = act(env, "wait")
+        assert info["metrics"]["integrity"] == after
+        assert info["reward_terms"]["integrity_gain"] == 2.0 * (after - start)
+
+
+def test_the_scan_reveals_the_fault_concentrations_but_not_the_survey_error() -> None:
+    scenario = scenario_with(base_stress=40, faults={(2, 2): 1})
+    scenario["survey"][2][2] = 3
+    scenario["survey"][2][3] = -5
+    env = make_env(scenario)
+    o, *_ = act(env, "wait")
+    assert o["stress"][2, 2] == 40 + 3 - FAULT_LOAD
+    assert o["stress"][2, 3] == 40 - 5 - FAULT_HALO and o["stress"][0, 0] == 40
+    assert (o["faults"] == -1).all()
     o, *_ = act(env, "scan")
-    assert o["stress"][3, 3] == 60 and o["faults"][3, 3] == 1 and o["faults"].sum() == 1
+    assert o["stress"][2, 2] == 43 and o["stress"][2, 3] == 35
+    assert o["faults"][2, 2] == 1 and o["faults"].sum() == 1
 
 
 def test_research_reveals_seams_bit_by_bit() -> None:
-    env = make_env(scenario_with(seams={(r, 4): 1 for r in range(5)}))
-    assert (state(env, "view_seams") == -1).all()
+    env = make_env(scenario_with(seams={(r, 1): 3 for r in range(5)}))
+    o, *_ = act(env, "wait")
+    assert (o["seams"] == -1).all()
     o, *_ = act(env, "research", "gravity")
-    assert o["seams"][0, 4] == 5 and o["seams"][0, 0] == 0
+    assert (o["seams"][:, 1] == 5).all() and o["seams"].sum() == 25
     o, *_ = act(env, "research", "gravity")
-    assert o["seams"][0, 4] == 1
-    o, r, *_ = act(env, "research", "gravity")
-    assert o["components"].tolist() == [1, 1, 1, 0, 0, 0] and r >= 4.0
-    assert not env.unwrapped.action_masks()[env.unwrapped.encode_action("research", "gravity")]
+    assert (o["seams"][:, 1] == 3).all()
+    o, *_ = act(env, "research", "gravity")
+    assert o["components"][2] == 1  # anchor
 
 
 def test_airflow_reverses_exactly_at_steps_8_16_24_32() -> None:
-    env = make_env()
-    base = env.unwrapped.batch["airflow0"][0].astype(int)
-    obs = {"airflow": env.unwrapped.batch["airflow"][0].copy()}
-    assert np.array_equal(obs["airflow"], base)
-    for t in range(1, 41):  # up to the final observation, at step 40, which does not flip
-        obs, *_ = env.step(env.unwrapped.encode_action("wait"))
-        sign = -1 if (min(t, 39) // 8) % 2 else 1
-        assert np.array_equal(obs["airflow"], sign * base), t
-        if t in (8, 16, 24, 32):
-            assert sign == (-1 if t in (8, 24) else 1)
+    flow = {(r, c): [1, 0] for r in range(5) for c in range(5)}
+    env = make_env(scenario_with(airflow=flow))
+    seen = {0: int(env.unwrapped.batch["airflow"][0, 0, 0, 0])}
+    for _ in range(40):
+        o, *_ = act(env, "wait")
+        seen[int(o["step"])] = int(o["airflow"][0, 0, 0])
+    flips = [t for t in range(1, 41) if seen[t] != seen[t - 1]]
+    assert flips == [8, 16, 24, 32]
 
 
 def test_deterministic_steps_do_not_touch_the_random_stream() -> None:
     env = make_env()
-    rng = env.unwrapped.batch.rng.copy()
-    refresh(env)
-    for _ in range(10):
-        env.step(env.unwrapped.encode_action("scan"))
-    assert np.array_equal(env.unwrapped.batch.rng, rng)
+    before = env.unwrapped.batch.rng.copy()
+    act(env, "excavate", (0, 0))
+    act(env, "research", "load")
+    assert np.array_equal(before, env.unwrapped.batch.rng)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000), st.lists(st.integers(0, 389), min_size=5, max_size=40))
+def test_invariants_over_random_legal_play(seed: int, picks: list[int]) -> None:
+    """Any legal play: power in 0..200, cells only move rock -> chamber -> core <-> district,
+    district count = district cells, stress in 0..100, a district cell is always activated."""
+    env = make_env()
+    env.reset(seed=seed)
+    b = env.unwrapped.batch
+    for k in picks:
+        legal = np.flatnonzero(b["mask"][0])
+        before = b["cells"][0].copy()
+        _, reward, terminated, _, info = env.step(int(legal[k % len(legal)]))
+        cells = b["cells"][0]
+        assert 0 <= b["power"][0] <= 200
+        assert ((cells >= before) | ((before == DISTRICT) & (cells == CORE))).all()
+        assert (before[cells == CHAMBER] <= CHAMBER).all()
+        assert info["metrics"]["districts"] == int((cells == DISTRICT).sum())
+        assert (b["activated"][0][cells == DISTRICT] == 1).all()
+        assert b["stress"][0].min() >= 0 and b["stress"][0].max() <= 100
+        assert sum(info["reward_terms"].values()) == reward
+        if terminated:
+            break

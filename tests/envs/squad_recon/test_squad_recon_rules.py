@@ -1,4 +1,4 @@
-"""Every rule of SPEC section 5 on hand-built scenarios."""
+"""Every rule of SquadRecon's page on hand-built scenarios."""
 
 from __future__ import annotations
 

@@ -111,10 +111,13 @@ def test_ansi_shows_terrain_fog_units_and_legend():
 
 
 def test_rgb_frames():
+    from hiddengrid.envs.squad_recon.render import BAR
+
     env = make(ID, render_mode="rgb_array")
     env.reset(seed=0)
     frame = env.render()
-    assert frame.dtype == np.uint8 and frame.shape == (15 * 40 + 62, 15 * 40, 3)
+    # The bar under the map grew from 62 to BAR pixels when the legend was added (deliberately).
+    assert frame.dtype == np.uint8 and frame.shape == (15 * 40 + BAR, 15 * 40, 3)
     # Fog: an unexplored corner is darker than the squads' own corner.
     assert frame[10:30, 560:590].mean() < frame[14 * 40 + 10 : 14 * 40 + 20, 70:110].mean()
     env.step(np.array([1, 1, 1]))

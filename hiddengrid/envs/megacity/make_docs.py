@@ -1,0 +1,56 @@
+"""Builds the pictures of Megacity's docs page (run offline):
+
+    python -m hiddengrid.envs.megacity.make_docs [out_dir]
+
+Writes megacity_heuristic.png (the fair expert after 18 steps of seed 11), megacity_start.png
+(the expert after its research and scan on seed 7) and megacity_oracle_end.png (the oracle's
+city at step 40 of seed 7). The numbers of the page come from ``calibration.py``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+
+import hiddengrid  # noqa: F401  (registers the ids)
+from hiddengrid.envs.megacity.agents import AGENTS
+from hiddengrid.envs.megacity.env import ENV_ID
+
+PICTURES = (  # file, agent, seed, frame (after that many actions; -1: the last)
+    ("megacity_heuristic.png", "heuristic", 11, 18),
+    ("megacity_start.png", "heuristic", 7, 3),
+    ("megacity_oracle_end.png", "oracle", 7, -1),
+)
+
+
+def frames(agent_name: str, seed: int) -> list[np.ndarray]:
+    """Every frame of an agent's first episode on seed ``seed``."""
+    venv = gym.make_vec(
+        ENV_ID, num_envs=1, vectorization_mode="vector_entry_point", render_mode="rgb_array"
+    )
+    agent = AGENTS[agent_name](venv.unwrapped, seed=0)
+    obs, _ = venv.reset(seed=seed)
+    out = [venv.render()[0]]
+    starts = np.ones(1, dtype=bool)
+    while True:
+        obs, _, terminated, _, _ = venv.step(agent.act(obs, starts))
+        starts[:] = False
+        out.append(venv.render()[0])
+        if terminated[0]:
+            return out
+
+
+def main(out_dir: str = "docs/images") -> None:
+    from PIL import Image
+
+    for name, agent, seed, frame in PICTURES:
+        shots = frames(agent, seed)
+        Image.fromarray(shots[min(frame, len(shots) - 1)]).save(Path(out_dir) / name)
+        print(f"{name}: {agent} on seed {seed}, frame {frame} of {len(shots) - 1}")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])

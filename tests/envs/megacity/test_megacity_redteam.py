@@ -1,0 +1,82 @@
+"""The red team, the calibration script and the step-0 inference, at a small episode count.
+
+The full 10,000-episode table is on the docs page; here the same code runs on a few seeded
+episodes (the results are deterministic), so a change of the physics that lets a blind policy
+win, or breaks the calibration script, fails a test.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hiddengrid.envs.megacity import calibration, inference, redteam
+from hiddengrid.envs.megacity.agents import AGENTS
+from hiddengrid.envs.megacity.constants import GRID, OVERBURDEN_STEP, STRESS_BASE
+
+EPISODES = 48
+
+
+@pytest.mark.parametrize("name", list(redteam.REDTEAM))
+def test_every_blind_policy_loses_on_the_test_seeds(name: str) -> None:
+    cls = redteam.REDTEAM[name]
+    tally = redteam.play(lambda env: cls(env, seed=0), EPISODES, seed=0)
+    assert tally.episodes == EPISODES
+    assert tally.wins <= 0.10 * EPISODES
+
+
+def test_the_best_fixed_plan_loses_on_the_test_seeds() -> None:
+    plans = redteam.fixed_plans()
+    assert plans.shape == (redteam.NUM_FIXED_PLANS, 40)
+    for plan in plans:
+        tally = redteam.play(lambda env, p=plan: redteam.FixedPlanAgent(env, p), EPISODES)
+        assert tally.wins <= 0.10 * EPISODES
+
+
+def test_research_and_scan_are_what_make_the_expert_win() -> None:
+    expert = redteam.play(lambda env: AGENTS["heuristic"](env), EPISODES)
+    blind = redteam.play(lambda env: redteam.NoResearchExpert(env), EPISODES)
+    assert expert.wins >= 0.3 * EPISODES > blind.wins
+    assert expert.mean_return > blind.mean_return
+
+
+@pytest.mark.parametrize("name", ["heuristic", "greedy", "late"])
+def test_policies_play_an_episode_the_same_way_in_any_batch(name: str) -> None:
+    cls = AGENTS.get(name) or redteam.REDTEAM[name]
+    whole = redteam.play(lambda env: cls(env, seed=0), 6, seed=5, batch=6)
+    split = redteam.play(lambda env: cls(env, seed=0), 6, seed=5, batch=2)
+    assert whole.returns == split.returns
+
+
+def test_the_calibration_prints_every_policy_and_every_target(capsys) -> None:
+    calibration.main(12)
+    out = capsys.readouterr().out
+    for name in ("oracle", "heuristic", "random", *redteam.REDTEAM, "best of 12 fixed plans"):
+        assert f"| {name} " in out, name
+    for target in ("oracle wins", "fair expert", "red-team", "step-0 inference", "rank", "random"):
+        assert target in out, target
+
+
+def test_seam_priors_and_the_noise_law_are_distributions() -> None:
+    grids, prior = inference.seam_configs()
+    assert prior.sum() == pytest.approx(1.0)
+    assert len(grids) == len({g.tobytes() for g in grids})
+    log_pmf, _ = inference.noise_log_pmf()
+    assert np.exp(log_pmf).sum() == pytest.approx(1.0)
+
+
+def test_a_clean_survey_of_a_seamless_looking_map_names_no_true_fault() -> None:
+    """The survey never shows the fault: the inferred fault is a prior guess, the same for
+    every survey that implies the same seams."""
+    r, _ = np.mgrid[0:GRID, 0:GRID]
+    survey = STRESS_BASE + OVERBURDEN_STEP * r + 3
+    seams_a, faults_a = inference.infer(survey)
+    seams_b, faults_b = inference.infer(survey + 1)
+    if (seams_a == seams_b).all():
+        assert faults_a == faults_b
+
+
+def test_step0_inference_rarely_names_the_geology() -> None:
+    seams, both, n = inference.step0_naming_rates(60, seed=0)
+    assert n == 60 and both <= seams
+    assert both <= 0.25 * n

@@ -1,0 +1,207 @@
+"""Threads: a vector env gives the same results bit for bit on any number of threads.
+
+Differential tests: the same seeds, scenarios and actions through a one-thread env (the serial
+kernels) and a multi-thread env (their ``parallel=True`` twins), compared step by step:
+observations, rewards, flags, infos, and at the end every array of the batch.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import subprocess
+import sys
+from typing import Any
+
+import numba
+import numpy as np
+import pytest
+from helpers import make_vec, random_actions
+
+from hiddengrid.core import kernel
+from hiddengrid.registry import ENV_IDS, definition_of
+
+
+def threaded(env_id: str) -> bool:
+    """Whether the env's batch loop is written ``for i in prange(...)`` (an env whose loop is
+    still a ``range`` runs serially on any thread count; it joins these tests once it has one)."""
+    return "prange(" in inspect.getsource(definition_of(env_id).step_all.py_func)
+
+
+THREADED_IDS = [env_id for env_id in ENV_IDS if threaded(env_id)]
+POOL = numba.config.NUMBA_NUM_THREADS
+# Every thread count the pool allows, up to 3: with 37 sub-envs the chunks are uneven.
+THREAD_COUNTS = [t for t in (2, 3) if t <= POOL]
+N = 37
+STEPS = 90  # every env ends episodes (and so autoresets) well within this
+
+
+def plain(value: Any) -> Any:
+    """Infos and observations as nested lists, for exact comparison (object arrays too)."""
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray):
+        return [plain(x) for x in value] if value.dtype == object else value.tolist()
+    if isinstance(value, list | tuple):
+        return [plain(x) for x in value]
+    return value
+
+
+def run(env_id: str, threads: int, seed: int, scenarios: list[dict] | None = None) -> list:
+    venv = make_vec(env_id, N, num_threads=threads)
+    assert venv.unwrapped.num_threads == threads
+    rng = np.random.default_rng(seed)
+    options = None if scenarios is None else {"scenario": scenarios}
+    obs, info = venv.reset(seed=seed, options=options)
+    out: list[Any] = [plain(obs), plain(info)]
+    for _ in range(STEPS):
+        obs, reward, term, trunc, info = venv.step(random_actions(venv, rng))
+        out.append([plain(obs), reward.tolist(), term.tolist(), trunc.tolist(), plain(info)])
+    obs, info = venv.reset()  # a reset_all call on the threads
+    out.append([plain(obs), plain(info)])
+    out.append({k: v.tolist() for k, v in venv.unwrapped.batch.snapshot().items()})
+    return out
+
+
+def ends(trace: list) -> int:
+    return sum(sum(step[2]) for step in trace[2:-2])
+
+
+@pytest.mark.skipif(not THREAD_COUNTS, reason="Numba's thread pool has a single thread")
+@pytest.mark.parametrize("env_id", THREADED_IDS)
+def test_same_results_on_any_thread_count(env_id: str) -> None:
+    serial = run(env_id, 1, seed=11)
+    assert ends(serial) > N  # autoreset was exercised, many times
+    for threads in THREAD_COUNTS:
+        assert run(env_id, threads, seed=11) == serial, f"{threads} threads differ"
+    twin = kernel.parallel_twin(definition_of(env_id).step_all)
+    assert twin.targetoptions["parallel"] and twin.signatures  # the parallel code really ran
+
+
+@pytest.mark.skipif(not THREAD_COUNTS, reason="Numba's thread pool has a single thread")
+@pytest.mark.parametrize("env_id", THREADED_IDS)
+def test_scenario_replay_on_threads(env_id: str) -> None:
+    source = make_vec(env_id, N, num_threads=1)
+    source.reset(seed=5)
+    scenarios = [source.unwrapped.get_scenario(i) for i in range(N)]
+    serial = run(env_id, 1, seed=2, scenarios=scenarios)
+    for threads in THREAD_COUNTS:
+        assert run(env_id, threads, seed=2, scenarios=scenarios) == serial
+
+
+@pytest.mark.skipif(not THREAD_COUNTS, reason="Numba's thread pool has a single thread")
+def test_two_envs_with_their_own_thread_counts_interleaved() -> None:
+    env_id = THREADED_IDS[0]
+    one = make_vec(env_id, N, num_threads=1)
+    many = make_vec(env_id, N, num_threads=THREAD_COUNTS[-1])
+    reference = make_vec(env_id, N, num_threads=1)
+    for venv in (one, many, reference):
+        venv.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        actions = random_actions(one, rng)
+        a = one.step(actions)
+        b = many.step(actions)
+        assert numba.get_num_threads() == THREAD_COUNTS[-1]  # set for this call
+        c = reference.step(actions)
+        assert plain(a) == plain(b) == plain(c)
+
+
+def test_default_thread_count_follows_the_batch_size() -> None:
+    share = kernel.ENVS_PER_THREAD
+    cores = kernel.max_threads()
+    assert 1 <= cores <= POOL
+    assert kernel.resolve_num_threads(None, 1) == 1
+    assert kernel.resolve_num_threads(None, 2 * share - 1) == 1
+    assert kernel.resolve_num_threads(None, 2 * share) == min(2, cores)
+    assert kernel.resolve_num_threads(None, 10**6) == cores
+    for n in (1, 100, 1000, 5000, 10**5):
+        threads = kernel.resolve_num_threads(None, n)
+        assert threads == 1 or n // threads >= share
+    assert make_vec(THREADED_IDS[0], 4).unwrapped.num_threads == 1
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True, POOL + 1])
+def test_bad_thread_count_is_refused_in_one_line(bad: object) -> None:
+    with pytest.raises(ValueError, match=r"num_threads must be None or an int from 1 to") as err:
+        make_vec(THREADED_IDS[0], 4, num_threads=bad)
+    assert "\n" not in str(err.value)
+
+
+def test_parallel_twin_is_cached_apart_from_the_serial_kernel() -> None:
+    step_all = definition_of(THREADED_IDS[0]).step_all
+    twin = kernel.parallel_twin(step_all)
+    assert kernel.parallel_twin(step_all) is twin
+    # Numba's disk cache keys by qualified name, not by flags: the twin needs its own name.
+    assert twin.py_func.__qualname__ == step_all.py_func.__qualname__ + "__parallel"
+    assert twin.py_func.__code__ is step_all.py_func.__code__
+
+
+def agent_actions(env_id: str, agent_name: str, threads: int) -> list:
+    venv = make_vec(env_id, N, num_threads=threads)
+    agent = definition_of(env_id).agents[agent_name](venv.unwrapped, seed=4)
+    assert agent.num_threads == threads
+    obs, _ = venv.reset(seed=8)
+    starts = np.ones(N, dtype=np.bool_)
+    ended_last = np.zeros(N, dtype=np.bool_)
+    out = []
+    for _ in range(STEPS):
+        actions = agent.act(obs, starts)
+        out.append(actions.tolist())
+        obs, reward, term, trunc, _ = venv.step(actions)
+        agent.observe(reward, term, trunc)
+        # Next-step autoreset: the observation after an end's step is a first one.
+        starts = ended_last
+        ended_last = term | trunc
+    return out
+
+
+@pytest.mark.skipif(not THREAD_COUNTS, reason="Numba's thread pool has a single thread")
+@pytest.mark.parametrize(
+    ("env_id", "agent_name"),
+    [(e, a) for e in THREADED_IDS for a in definition_of(e).agents],
+)
+def test_agents_act_the_same_on_any_thread_count(env_id: str, agent_name: str) -> None:
+    serial = agent_actions(env_id, agent_name, 1)
+    for threads in THREAD_COUNTS:
+        assert agent_actions(env_id, agent_name, threads) == serial
+
+
+def test_the_batch_loops_are_parallel() -> None:
+    for name in ("AnomalyMapping", "FieldCipher", "InvertedTreasure", "SquadRecon"):
+        assert threaded(f"hiddengrid/{name}-v0")
+        assert "prange(" in inspect.getsource(definition_of(f"hiddengrid/{name}-v0").reset_all)
+
+
+@pytest.mark.parametrize("preset", [None, "active"])
+def test_thread_pool_start_leaves_the_environment_as_it_was(preset: str | None) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in kernel.WAIT_SETTINGS}
+    if preset is not None:
+        env["OMP_WAIT_POLICY"] = preset
+    code = (
+        "import os, numba; from hiddengrid.core import kernel; kernel.start_thread_pool(); "
+        "print(numba.threading_layer() in ('omp', 'tbb', 'workqueue'), "
+        "os.environ.get('OMP_WAIT_POLICY'))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["True", str(preset)]
+
+
+def test_agents_run_in_a_fresh_process_on_one_thread() -> None:
+    """Agents with thread scratch call ``get_thread_id()`` even on one thread; in a process
+    where no parallel code has run, that needs Numba's pool started (it crashed before)."""
+    code = (
+        "import numpy as np, gymnasium as gym, hiddengrid\n"
+        "from hiddengrid.registry import definition_of\n"
+        f"for env_id in {THREADED_IDS!r}:\n"
+        "    venv = gym.make_vec(env_id, num_envs=1, vectorization_mode='vector_entry_point')\n"
+        "    obs, _ = venv.reset(seed=1)\n"
+        "    for name, cls in definition_of(env_id).agents.items():\n"
+        "        agent = cls(venv.unwrapped, seed=0)\n"
+        "        agent.act(obs, np.ones(1, dtype=bool))\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.split() == ["ok"], out.stderr[-2000:]
