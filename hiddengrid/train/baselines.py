@@ -27,6 +27,7 @@ GRID: tuple[tuple[str, str, bool], ...] = (
     ("hiddengrid/InvertedTreasure-Scout-v0", "gru", True),
     ("hiddengrid/InvertedTreasure-v0", "mlp", False),
     ("hiddengrid/SquadRecon-v0", "mlp", False),
+    ("hiddengrid/Megacity-v0", "mlp", False),
 )
 
 
