@@ -24,6 +24,10 @@ GRID: tuple[tuple[str, str, bool], ...] = (
     ("hiddengrid/InvertedTreasure-Scout-v0", "gru", False),
     ("hiddengrid/FieldCipher-v0", "mlp", False),
     ("hiddengrid/FieldCipher-v0", "gru", True),
+    ("hiddengrid/InvertedTreasure-Scout-v0", "gru", True),
+    ("hiddengrid/InvertedTreasure-v0", "mlp", False),
+    ("hiddengrid/SquadRecon-v0", "mlp", False),
+    ("hiddengrid/Megacity-v0", "mlp", False),
 )
 
 
@@ -37,6 +41,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--only", action="append", metavar="ID", help="env id (repeatable)")
     parser.add_argument("--policy", action="append", choices=("mlp", "gru", "lstm"))
+    parser.add_argument(
+        "--memory", choices=("on", "off"), help="only runs with (or without) memory across episodes"
+    )
     parser.add_argument("--runs", default="runs/baselines")
     parser.add_argument("--csv-dir", default="docs/baselines")
     args = parser.parse_args(argv)
@@ -46,6 +53,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.only and env_id not in args.only:
             continue
         if args.policy and policy not in args.policy:
+            continue
+        if args.memory and memory != (args.memory == "on"):
             continue
         for seed in args.seeds:
             name = run_name(env_id, policy, memory, seed)
