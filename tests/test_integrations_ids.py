@@ -62,3 +62,10 @@ def test_module_id_accepts_short_and_full_ids(given: str) -> None:
 def test_unknown_id_names_the_module_form(bad: object) -> None:
     with pytest.raises(ValueError, match=r"hiddengrid:hiddengrid/AnomalyMapping-v0"):
         make_env(bad)  # type: ignore[arg-type]
+
+
+def test_library_vector_envs_run_on_one_thread_unless_told() -> None:
+    from hiddengrid.integrations import make_vec_env
+
+    assert make_vec_env(ENV_IDS[0], 300).unwrapped.num_threads == 1
+    assert make_vec_env(ENV_IDS[0], 300, num_threads=2).unwrapped.num_threads == 2

@@ -14,7 +14,7 @@ from hiddengrid import ENV_IDS
 
 pytest.importorskip("stable_baselines3")
 from stable_baselines3 import PPO
-from stable_baselines3.common.vec_env import DummyVecEnv, VecEnvWrapper, VecMonitor
+from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
 from hiddengrid.integrations.sb3 import HiddenGridVecEnv
 
@@ -73,44 +73,16 @@ def test_sb3_ppo_learns_on_the_native_engine(env_id: str) -> None:
     assert len(model.ep_info_buffer) > 0  # episodes ended and were reported through infos
 
 
-class ShiftDiscreteStarts(VecEnvWrapper):
-    """SB3 one-hots a ``Discrete`` observation without its ``start``: shift such keys to 0."""
-
-    def __init__(self, venv: Any) -> None:
-        self.starts = {
-            k: int(s.start)
-            for k, s in venv.observation_space.spaces.items()
-            if isinstance(s, gym.spaces.Discrete) and s.start != 0
-        }
-        space = gym.spaces.Dict(
-            {
-                k: gym.spaces.Discrete(int(s.n)) if k in self.starts else s
-                for k, s in venv.observation_space.spaces.items()
-            }
-        )
-        super().__init__(venv, observation_space=space)
-
-    def _shift(self, obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        return {k: v - self.starts.get(k, 0) for k, v in obs.items()}
-
-    def reset(self) -> Any:
-        return self._shift(self.venv.reset())
-
-    def step_wait(self) -> Any:
-        obs, reward, done, infos = self.venv.step_wait()
-        return self._shift(obs), reward, done, infos
-
-
 @pytest.mark.parametrize("env_id", MASKED)
 def test_maskable_ppo_reads_masks_through_the_adapter(env_id: str) -> None:
     sb3_contrib = pytest.importorskip("sb3_contrib")
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
-    env = ShiftDiscreteStarts(HiddenGridVecEnv(env_id, 4))
+    env = HiddenGridVecEnv(env_id, 4)
     assert is_masking_supported(env)
     env.reset()
     masks = get_action_masks(env)
-    np.testing.assert_array_equal(masks, env.venv.engine.action_masks())
+    np.testing.assert_array_equal(masks, env.engine.action_masks())
     model = sb3_contrib.MaskablePPO(
         "MultiInputPolicy", env, n_steps=48, batch_size=64, n_epochs=1, seed=0
     )
