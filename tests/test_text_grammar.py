@@ -16,6 +16,7 @@ AM = "hiddengrid/AnomalyMapping-v0"
 FC = "hiddengrid/FieldCipher-v0"
 IT = "hiddengrid/InvertedTreasure-v0"
 SR = "hiddengrid/SquadRecon-v0"
+MC = "hiddengrid/Megacity-v0"
 
 
 def parse(env_id: str, text: object) -> object:
@@ -39,6 +40,9 @@ def parse(env_id: str, text: object) -> object:
         (FC, "write A", 10),
         (FC, "7", 7),
         (FC, "[b]", 11),
+        (MC, "wait", 388),
+        (MC, "hold", 388),
+        (MC, "388", 388),
     ],
 )
 def test_shared_grammar(env_id: str, answer: str, expected: int) -> None:
@@ -50,7 +54,7 @@ def test_squad_recon_reads_the_shared_words() -> None:
     assert parse(SR, "squad 2 wait, squad 1 east, squad 3 hold").tolist() == [3, 0, 0]
 
 
-@pytest.mark.parametrize("env_id", [AM, FC, IT, SR])
+@pytest.mark.parametrize("env_id", [AM, FC, IT, SR, MC])
 @pytest.mark.parametrize("digits", ["\u0663", "\uff13", "\u0967", "\U0001d7d1"])
 def test_only_ascii_digits_are_numbers(env_id: str, digits: str) -> None:
     answer = " ".join([digits] * 3) if env_id == SR else digits
@@ -58,7 +62,7 @@ def test_only_ascii_digits_are_numbers(env_id: str, digits: str) -> None:
         parse(env_id, answer)
 
 
-@pytest.mark.parametrize("env_id", [AM, FC, IT, SR])
+@pytest.mark.parametrize("env_id", [AM, FC, IT, SR, MC])
 def test_huge_numbers_are_out_of_range_not_errors(env_id: str) -> None:
     huge = "9" * 4301  # past Python's int-conversion limit
     answer = f"{huge} 0 0" if env_id == SR else huge
@@ -78,6 +82,14 @@ def test_no_answer_makes_step_raise_or_the_prompt_grow(env_id: str) -> None:
         assert len(info["invalid_action"]) <= REASON_LIMIT
         assert len(reply) <= normal + REASON_LIMIT
     assert tenv.steps == 0
+
+
+def test_megacity_cells_take_ascii_digits_only_and_echo_capped() -> None:
+    assert parse(MC, "excavate (1,2)") == 7
+    for answer in ["excavate (\u0661,2)", "build (\uff11, 2)", "excavate (1," + "9" * 5000 + ")"]:
+        with pytest.raises(TextActionError) as info:
+            parse(MC, answer)
+        assert len(str(info.value)) < ECHO_LIMIT + 100
 
 
 def test_quote_caps_the_echo() -> None:

@@ -31,7 +31,7 @@ from hiddengrid.envs.megacity.constants import (
     STEP_BUDGET,
 )
 from hiddengrid.envs.megacity.rules import write_mask
-from hiddengrid.text.parse import TextActionError, normalize
+from hiddengrid.text.parse import TextActionError, normalize, parse_number, quote
 
 # What research has revealed, per rule and stage (qualitative: never the equations).
 REVEALED = {
@@ -315,28 +315,33 @@ def format_action(action: Any, config: Mapping[str, Any]) -> str:
     return kind
 
 
-_CELL = r"\(\s*(\d+)\s*,\s*(\d+)\s*\)"
+# ASCII digits only, as everywhere in the text grammar ("\u0663" is not 3).
+_CELL = r"\(\s*([0-9]{1,3})\s*,\s*([0-9]{1,3})\s*\)"
 _PATTERNS = {
-    "excavate": re.compile(rf"excavate\s*{_CELL}"),
-    "support": re.compile(rf"support\s+(\w+)\s*{_CELL}"),
-    "vent": re.compile(rf"vent\s*{_CELL}\s*(\w+)"),
-    "conduit": re.compile(rf"conduit\s*{_CELL}(?:\s*{_CELL})?(?:\s*{_CELL})?"),
-    "build": re.compile(rf"build\s*{_CELL}"),
-    "research": re.compile(r"research\s+(\w+)"),
+    "excavate": re.compile(rf"excavate\s*{_CELL}", re.ASCII),
+    "support": re.compile(rf"support\s+(\w+)\s*{_CELL}", re.ASCII),
+    "vent": re.compile(rf"vent\s*{_CELL}\s*(\w+)", re.ASCII),
+    "conduit": re.compile(rf"conduit\s*{_CELL}(?:\s*{_CELL})?(?:\s*{_CELL})?", re.ASCII),
+    "build": re.compile(rf"build\s*{_CELL}", re.ASCII),
+    "research": re.compile(r"research\s+(\w+)", re.ASCII),
     "wait": re.compile(r"wait"),
     "scan": re.compile(r"scan"),
 }
 
 
 def _structured(s: str) -> tuple[Any, ...]:
+    if s == "hold":  # the shared grammar's other word for doing nothing
+        s = "wait"
     verb = s.split(" ", 1)[0].split("(", 1)[0]
     if verb not in _PATTERNS:
         raise TextActionError(
-            f"unknown action {s!r}; actions start with one of: " + ", ".join(_PATTERNS)
+            f"unknown action {quote(s)}; actions start with one of: " + ", ".join(_PATTERNS)
         )
     m = _PATTERNS[verb].fullmatch(s)
     if m is None:
-        raise TextActionError(f"cannot read {s!r} as a {verb} action; e.g. {_EXAMPLES[verb]!r}")
+        raise TextActionError(
+            f"cannot read {quote(s)} as a {verb} action; e.g. {_EXAMPLES[verb]!r}"
+        )
     g = m.groups()
     if verb in ("excavate", "build"):
         return (verb, (int(g[0]), int(g[1])))
@@ -367,17 +372,16 @@ _EXAMPLES = {
 def parse_action(text: object, config: Mapping[str, Any], mask: np.ndarray | None = None) -> int:
     """The action id ``text`` names, exactly; with ``mask``, it must also be legal now."""
     s = normalize(text)
-    if re.fullmatch(r"\d+", s):
-        action = int(s)
-        if action >= NUM_ACTIONS:
-            raise TextActionError(f"action number {action} is out of range 0..{NUM_ACTIONS - 1}")
+    number = parse_number(s, NUM_ACTIONS)
+    if number is not None:
+        action = number
     else:
         try:
             action = encode_action(*_structured(s))
         except TextActionError:
             raise
         except ValueError as exc:
-            raise TextActionError(f"invalid action {s!r}: {exc}") from None
+            raise TextActionError(f"invalid action {quote(s)}: {exc}") from None
     if mask is not None and not bool(np.asarray(mask)[action]):
         raise TextActionError(f"{format_action(action, config)!r} is not legal now")
     return action
