@@ -4,6 +4,8 @@ metrics as bars. Both show what the agent knows (the observation), not the hidde
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from hiddengrid.core.batch import Batch
@@ -107,9 +109,59 @@ def stress_color(s: int) -> tuple[int, int, int]:
     return draw.blend(ROCK_MID, ROCK_HIGH, (min(s, 100) - 50) / 50)
 
 
+def _paint_fault(img: np.ndarray, top: int, left: int, size: int) -> None:
+    draw.draw_line(img, top, left, top + size - 1, left + size - 1, FAULT, 2)
+    draw.draw_line(img, top, left + size - 1, top + size - 1, left, FAULT, 2)
+
+
+def _paint_chamber(img: np.ndarray, top: int, left: int, size: int) -> None:
+    draw.fill_rect(img, top, left, size, size, CHAMBER)
+    draw.outline_rect(img, top, left, size, size, INK, 2)
+
+
+def _paint_district(img: np.ndarray, top: int, left: int, size: int) -> None:
+    draw.fill_rect(img, top, left, size, size, DISTRICT)
+    draw.fill_rect(img, top + size // 4, left + size // 4, size // 2, size // 2, (250, 230, 120))
+
+
+def _paint_support(m: int) -> Any:
+    def paint(img: np.ndarray, top: int, left: int, size: int) -> None:
+        draw.fill_rect(img, top, left, size, size, SUPPORT_COLORS[m])
+        draw.text(img, "TSA"[m - 1], top + (size - 5) // 2, left + (size - 3) // 2, BG, scale=1)
+
+    return paint
+
+
+def _paint_shaft(img: np.ndarray, top: int, left: int, size: int) -> None:
+    draw.arrow(img, top + size / 2, left + size / 2, 0, 1, size / 2, SHAFT)
+
+
+def _paint_air(img: np.ndarray, top: int, left: int, size: int) -> None:
+    draw.fill_rect(img, top, left, size, size, (150, 190, 110))
+    draw.arrow(img, top + size / 2, left + size / 2, 0, -1, size / 2 - 1, AIR)
+
+
+# Every mark the picture can hold, drawn as it appears on the grid.
+LEGEND_ENTRIES = [
+    (draw.swatch(stress_color(10)), "low stress"),
+    (draw.swatch(stress_color(90)), "high stress"),
+    (_paint_chamber, "chamber"),
+    (draw.swatch(CORE), "core (not online)"),
+    (_paint_district, "district"),
+    (_paint_support(1), "timber"),
+    (_paint_support(2), "steel"),
+    (_paint_support(3), "anchor"),
+    (_paint_shaft, "shaft"),
+    (draw.swatch(CONDUIT), "conduit"),
+    (_paint_air, "airflow"),
+    (draw.swatch(SEAM), "seam (researched)"),
+    (_paint_fault, "fault (scanned)"),
+]
+
+
 def render_rgb(batch: Batch, i: int) -> np.ndarray:
     size = GRID * TILE
-    img = draw.canvas(size + 40, size + PANEL, BG)
+    img = draw.canvas(size + 78, size + PANEL, BG)
     cells = batch["cells"][i]
     stress = batch["view_stress"][i]
     seams = batch["view_seams"][i]
@@ -207,5 +259,5 @@ def render_rgb(batch: Batch, i: int) -> np.ndarray:
     draw.text(img, "RESEARCH " + " ".join(str(int(s)) for s in research), y + 20, x0, INK, 2)
     if batch.done[i] or batch.terminated[i]:
         draw.text(img, batch.outcome_name(i), y + 40, x0, (170, 20, 40), scale=2)
-    draw.text(img, "STRESS: GREEN LOW RED HIGH  ARROWS: AIR  BLACK: SHAFT", size + 14, 8, INK, 2)
+    draw.legend(img, size + 8, 8, LEGEND_ENTRIES)
     return img

@@ -261,3 +261,18 @@ def test_rendering(mode) -> None:
         assert "legend" in frame and "integrity" in frame and "airflow" in frame
     else:
         assert frame.dtype == np.uint8 and frame.shape[2] == 3 and frame.shape[0] > 300
+
+
+def test_picture_legend_names_every_mark_the_grid_can_show():
+    from hiddengrid.envs.megacity.render import LEGEND_ENTRIES
+
+    labels = " ".join(label for _, label in LEGEND_ENTRIES)
+    for mark in ("chamber", "core", "district", "timber", "steel", "anchor", "shaft", "conduit"):
+        assert mark in labels
+    for mark in ("airflow", "seam", "fault", "stress"):
+        assert mark in labels
+    env = make_env(render_mode="rgb_array")
+    env.reset(seed=0)
+    frame = env.render()
+    plain = np.zeros_like(frame)
+    assert frame.shape[0] > frame.shape[1] // 2 and not np.array_equal(frame, plain)
