@@ -205,3 +205,17 @@ def test_agents_run_in_a_fresh_process_on_one_thread() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.split() == ["ok"], out.stderr[-2000:]
+
+
+@pytest.mark.parametrize(
+    ("env_id", "share"),
+    [("hiddengrid/FieldCipher-v0", 32768), ("hiddengrid/InvertedTreasure-Scout-v0", 8192)],
+)
+def test_cheap_envs_take_a_larger_share_per_thread_by_default(env_id: str, share: int) -> None:
+    """Where a sub-env step costs a few tens of ns, a second thread loses below a large batch:
+    the default stays on one thread there, and an explicit count is still obeyed."""
+    assert definition_of(env_id).envs_per_thread == share
+    assert make_vec(env_id, 4096).unwrapped.num_threads == 1
+    assert make_vec(env_id, 2 * share - 1).unwrapped.num_threads == 1
+    assert make_vec(env_id, 2 * share).unwrapped.num_threads == min(2, kernel.max_threads())
+    assert make_vec(env_id, 4096, num_threads=2).unwrapped.num_threads == min(2, POOL)

@@ -107,6 +107,10 @@ class EnvDefinition:
     reset_done: Callable[..., None] | None = None
     text: Any = None  # the env's text module: rules_text, observation_text, parse_action...
     render_fps: int = 4
+    # The default thread count gives each thread at least this many sub-envs. Envs whose step
+    # costs a few tens of ns per sub-env raise it: below that share a second thread costs more
+    # (waking it, the serial rest of a step) than it saves (docs/performance.md).
+    envs_per_thread: int = 512
     doc: str = ""
     notes: Mapping[str, Any] = field(default_factory=dict)
 

@@ -116,12 +116,15 @@ def max_threads() -> int:
     return max(1, min(cores, numba.config.NUMBA_NUM_THREADS))
 
 
-def resolve_num_threads(num_threads: object, num_envs: int) -> int:
+def resolve_num_threads(
+    num_threads: object, num_envs: int, envs_per_thread: int = ENVS_PER_THREAD
+) -> int:
     """The thread count a batch of ``num_envs`` runs on: ``None`` picks as many threads as give
-    each at least :data:`ENVS_PER_THREAD` sub-envs, up to every usable core (so one thread below
-    twice that); an int is taken as given, within ``1..NUMBA_NUM_THREADS``."""
+    each at least ``envs_per_thread`` sub-envs (an env's definition may raise the default,
+    :data:`ENVS_PER_THREAD`, when its step is too cheap to share), up to every usable core (so
+    one thread below twice that); an int is taken as given, within ``1..NUMBA_NUM_THREADS``."""
     if num_threads is None:
-        return max(1, min(max_threads(), num_envs // ENVS_PER_THREAD))
+        return max(1, min(max_threads(), num_envs // envs_per_thread))
     pool = numba.config.NUMBA_NUM_THREADS
     if (
         isinstance(num_threads, bool)

@@ -89,7 +89,7 @@ class HiddenGridVectorEnv(VectorEnv):
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         num_envs = int(num_envs)  # type: ignore[call-overload]
         self.autoreset_mode = check_autoreset_mode(autoreset_mode)
-        threads = resolve_num_threads(num_threads, num_envs)
+        threads = resolve_num_threads(num_threads, num_envs, self.definition.envs_per_thread)
         config = self.definition.configure(kwargs)
         check_render_mode(render_mode, VECTOR_RENDER_MODES)
         self.render_mode = render_mode

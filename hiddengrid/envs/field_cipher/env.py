@@ -89,6 +89,9 @@ def action_space(config: Mapping[str, Any]) -> spaces.Discrete:
 
 DEFINITION = from_modules(
     ENV_ID,
+    # A step costs about 25 ns per sub-env: measured on 2 cores, a second thread lost below
+    # 16,384 sub-envs (0.49x at 4,096, 0.94x at 16,384) and won from 65,536 (1.22x).
+    envs_per_thread=32768,
     rules=rules,
     generator=generator,
     render=render,

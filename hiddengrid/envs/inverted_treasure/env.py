@@ -62,6 +62,9 @@ def is_success(outcome: str, episode_return: float) -> bool:
 
 DEFINITION = from_modules(
     ENV_ID,
+    # A step costs about 25 ns per sub-env: measured on 2 cores, a second thread lost at 4,096
+    # sub-envs (0.82x) and won from 16,384 (1.21x; 1.41x at 65,536).
+    envs_per_thread=8192,
     rules=rules,
     generator=generator,
     render=render,
