@@ -80,3 +80,17 @@ def test_step0_inference_rarely_names_the_geology() -> None:
     seams, both, n = inference.step0_naming_rates(60, seed=0)
     assert n == 60 and both <= seams
     assert both <= 0.25 * n
+
+
+def test_the_target_checks_flag_what_they_should() -> None:
+    row = calibration.Row
+    strong = row("a", "agent", 900, 1000, 100.0, 15.0)
+    weak = row("b", "red team", 0, 1000, 20.0, 0.0)
+    assert calibration.misranked([strong, weak]) == []
+    flipped = row("b", "red team", 0, 1000, 150.0, 0.0)
+    assert calibration.misranked([strong, flipped]) == [("a", "b")]
+    close = row("c", "red team", 899, 1000, 150.0, 0.0)  # intervals overlap: no verdict
+    assert calibration.misranked([strong, close]) == []
+    assert calibration.farmed_share(strong) == 0.0  # the one climb from 85 to 100 is allowed
+    farmer = row("f", "agent", 900, 1000, 100.0, 25.0)
+    assert calibration.farmed_share(farmer) == pytest.approx(0.10)
