@@ -90,9 +90,6 @@ class HiddenGridEnv(gym.Env):
         ]
         self._step_kernel: Any = None  # resolved on the first step
         self._reset_kernel: Any = None  # resolved on the first reset
-        self._build_action_path()
-
-    def _build_action_path(self) -> None:
         space = self.action_space
         self._discrete_n = int(space.n) if isinstance(space, spaces.Discrete) else 0
         self._action = np.zeros((1, *space.shape), dtype=np.int64)
@@ -112,14 +109,11 @@ class HiddenGridEnv(gym.Env):
         state["_window"] = None  # a window belongs to the process that opened it
         return state
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        # The fast path is rebuilt on first use, not here: unpickling can reach the env through
-        # a reference cycle (a space holding one of the env's methods) before the objects its
-        # state points to are themselves restored.
-        self.__dict__.update(state)
-
     def __getattr__(self, name: str) -> Any:
-        # Reached only when normal lookup fails: once per fast-path attribute after a copy.
+        # Reached only when normal lookup fails: once per fast-path attribute after a copy. The
+        # fast path is rebuilt on first use rather than while unpickling, because unpickling can
+        # reach the env through a reference cycle (a space holding a view of its mask) before
+        # the objects its state points to are themselves restored.
         fast = name in type(self)._FAST_PATH and "_obs_rows" not in self.__dict__
         if fast and "batch" in self.__dict__:
             self._build_fast_path()
@@ -141,8 +135,6 @@ class HiddenGridEnv(gym.Env):
         if seed is not None:
             self.batch.seed(seed_array(seed, 1))
             self._seeded = True
-        if self._action is None:
-            self._build_action_path()
         batch = self.batch
         if scenarios is None:
             if self._reset_kernel is None:
