@@ -76,7 +76,7 @@ def kernels_cached(env_id: str) -> bool:
     there is nothing to compile.
     """
     definition = definition_of(env_id)
-    for kernel in (definition.reset_all, definition.step_all):
+    for kernel in (definition.reset_done, definition.step_all):
         cache_file = getattr(getattr(kernel, "_cache", None), "_cache_file", None)
         index = getattr(cache_file, "_index_path", None)
         if index is not None and not os.path.exists(index):

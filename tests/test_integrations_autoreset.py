@@ -3,7 +3,6 @@ and it matches Gymnasium's own ``SyncVectorEnv(autoreset_mode=SAME_STEP)`` over 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import gymnasium as gym
@@ -153,9 +152,9 @@ def test_same_step_matches_gymnasium_sync_vector_env(env_id: str) -> None:
 
 
 @pytest.mark.parametrize("env_id", IDS)
-def test_reset_fallback_without_a_reset_kernel_matches_the_kernel(env_id: str) -> None:
-    # An env without a reset_done kernel is reset by its step kernel on a gathered copy of the
-    # sub-envs that ended; both ways give the same state.
+def test_reset_kernel_matches_the_step_kernels_autoreset(env_id: str) -> None:
+    # reset_done must start exactly the episode that step_all's next-step autoreset starts: the
+    # twin is reset by the step kernel on a gathered copy of the sub-envs that ended.
     venv = make_vec(env_id, 5)
     venv.reset(seed=3)
     batch = venv.unwrapped.batch
@@ -165,11 +164,13 @@ def test_reset_fallback_without_a_reset_kernel_matches_the_kernel(env_id: str) -
     for name, arr in batch.snapshot().items():
         target = twin.fields[name[6:]] if name.startswith("field:") else getattr(twin, name)
         target[...] = arr
-    if batch.definition.reset_done is None:
-        pytest.skip("this env has no reset kernel yet; the fallback is its only path")
-    batch.reset_done(actions)
-    twin.definition = replace(twin.definition, reset_done=None)
-    twin.reset_done(actions)
+    batch.reset_done()
+    ended = np.flatnonzero(twin.done)
+    parts = [arr[ended] for arr in twin._step_args]
+    twin.definition.step_all(actions[ended], *parts)
+    for k, (arr, part) in enumerate(zip(twin._step_args, parts, strict=True)):
+        if k not in (3, 4):  # reward and terminated keep what the real step returned
+            arr[ended] = part
     a, b = batch.snapshot(), twin.snapshot()
     assert all(np.array_equal(a[k], b[k]) for k in a)
     assert not batch.done.any()

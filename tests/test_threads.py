@@ -57,7 +57,7 @@ def run(env_id: str, threads: int, seed: int, scenarios: list[dict] | None = Non
     for _ in range(STEPS):
         obs, reward, term, trunc, info = venv.step(random_actions(venv, rng))
         out.append([plain(obs), reward.tolist(), term.tolist(), trunc.tolist(), plain(info)])
-    obs, info = venv.reset()  # a reset_all call on the threads
+    obs, info = venv.reset()  # a reset of the whole batch on the threads
     out.append([plain(obs), plain(info)])
     out.append({k: v.tolist() for k, v in venv.unwrapped.batch.snapshot().items()})
     return out
@@ -170,7 +170,7 @@ def test_agents_act_the_same_on_any_thread_count(env_id: str, agent_name: str) -
 def test_the_batch_loops_are_parallel() -> None:
     for name in ("AnomalyMapping", "FieldCipher", "InvertedTreasure", "SquadRecon"):
         assert threaded(f"hiddengrid/{name}-v0")
-        assert "prange(" in inspect.getsource(definition_of(f"hiddengrid/{name}-v0").reset_all)
+        assert "prange(" in inspect.getsource(definition_of(f"hiddengrid/{name}-v0").reset_done)
 
 
 @pytest.mark.parametrize("preset", [None, "active"])

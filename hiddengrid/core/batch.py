@@ -20,7 +20,7 @@ class Batch:
     """State of ``n`` sub-envs: per-env random streams, episode flags and the env's fields.
 
     ``num_threads`` (already checked, see :mod:`hiddengrid.core.kernel`) is how many threads
-    ``reset_all`` and ``step`` run the sub-envs on; results do not depend on it.
+    ``reset_all``, ``reset_done`` and ``step`` run the sub-envs on; results do not depend on it.
     """
 
     def __init__(
@@ -64,30 +64,19 @@ class Batch:
         seed_streams(self.rng, seeds.astype(np.uint64))
 
     def reset_all(self) -> None:
-        run_on(self.num_threads, self.definition.reset_all, *self._reset_args)
+        """Starts a new episode in every sub-env: every one marked done, then the reset kernel."""
+        self.done[:] = True
+        self.reset_done()
         self.reward[:] = 0.0
         self.terminated[:] = False
 
     def step(self, actions: np.ndarray) -> None:
         run_on(self.num_threads, self.definition.step_all, actions, *self._step_args)
 
-    def reset_done(self, actions: np.ndarray) -> None:
+    def reset_done(self) -> None:
         """Starts a new episode in every sub-env whose ``done`` flag is set (same-step
-        autoreset); ``actions`` are the ones the last step took (only their layout is used)."""
-        if self.definition.reset_done is not None:
-            run_on(self.num_threads, self.definition.reset_done, *self._reset_args)
-            return
-        # No reset kernel: run the step kernel on a gathered copy of the finished sub-envs,
-        # whose next-step autoreset ignores the action and starts their next episode, and
-        # scatter the new state back. Reward and terminated keep what the real step returned.
-        ended = np.flatnonzero(self.done)
-        if ended.size == 0:
-            return
-        parts = [arr[ended] for arr in self._step_args]
-        self.definition.step_all(actions[ended], *parts)
-        for k, (arr, part) in enumerate(zip(self._step_args, parts, strict=True)):
-            if k not in (3, 4):  # reward, terminated
-                arr[ended] = part
+        autoreset, or all of them from :meth:`reset_all`)."""
+        run_on(self.num_threads, self.definition.reset_done, *self._reset_args)
 
     def load_scenario(self, i: int, arrays: Mapping[str, np.ndarray]) -> None:
         """Writes a validated scenario into sub-env ``i`` and starts its episode."""

@@ -71,15 +71,14 @@ class EnvDefinition:
 
     Kernel calling convention (all ``@njit``, all operate on the whole batch):
 
-    * ``reset_all(rng, done, outcome, *fields)``: draws a scenario for every sub-env and starts it.
+    * ``reset_done(rng, done, outcome, *fields)``: draws a scenario for, and starts, every sub-env
+      whose ``done`` flag is set, and leaves the others alone: exactly what ``step_all`` does
+      for such a sub-env on the next step. A reset of the whole batch sets every flag first; a
+      same-step autoreset calls it right after the step.
     * ``step_all(actions, rng, done, outcome, reward, terminated, *fields)``: one step of every
       sub-env; a sub-env whose ``done`` flag is set is reset instead (next-step autoreset).
     * ``start_episode(i, *fields)``: starts sub-env ``i`` from the scenario already written
       into its scenario fields (used to replay a scenario).
-    * ``reset_done(rng, done, outcome, *fields)`` (optional): starts a new episode in every
-      sub-env whose ``done`` flag is set and leaves the others alone, exactly as ``step_all``
-      would on the next step (same-step autoreset). Without it the vector env runs
-      ``step_all`` on a gathered copy of just those sub-envs, which gives the same result.
 
     ``fields`` are the arrays of :attr:`fields` in declaration order.
     """
@@ -90,7 +89,7 @@ class EnvDefinition:
     observation_space: Callable[[Mapping[str, Any]], spaces.Dict]
     action_space: Callable[[Mapping[str, Any]], spaces.Space]
     outcomes: tuple[str, ...]  # outcome code -> name; code 0 is "episode still running"
-    reset_all: Callable[..., None]
+    reset_done: Callable[..., None]
     step_all: Callable[..., None]
     start_episode: Callable[..., None]
     validate_scenario: Callable[[Any, Mapping[str, Any]], dict[str, np.ndarray]]
@@ -104,7 +103,6 @@ class EnvDefinition:
     vector_info: Callable[[Batch], dict[str, Any]] = _no_vector_info
     is_success: Callable[[str, float], bool] = _outcome_success
     extra_action_check: Callable[[Batch, np.ndarray], None] | None = None
-    reset_done: Callable[..., None] | None = None
     text: Any = None  # the env's text module: rules_text, observation_text, parse_action...
     render_fps: int = 4
     # The default thread count gives each thread at least this many sub-envs. Envs whose step
@@ -149,10 +147,9 @@ def from_modules(
     return EnvDefinition(
         id=env_id,
         fields=rules.FIELDS,
-        reset_all=rules.reset_all,
+        reset_done=rules.reset_done,
         step_all=rules.step_all,
         start_episode=rules.start_episode,
-        reset_done=getattr(rules, "reset_done", None),
         validate_scenario=generator.validate_scenario,
         read_scenario=generator.read_scenario,
         render_ansi=render.render_ansi,

@@ -138,7 +138,8 @@ class HiddenGridEnv(gym.Env):
         batch = self.batch
         if scenarios is None:
             if self._reset_kernel is None:
-                self._reset_kernel = direct_entry(self.definition.reset_all, *batch._reset_args)
+                self._reset_kernel = direct_entry(self.definition.reset_done, *batch._reset_args)
+            batch.done[0] = True
             self._reset_kernel(*batch._reset_args)  # what batch.reset_all() does, for one
             batch.reward[0] = 0.0
             batch.terminated[0] = False

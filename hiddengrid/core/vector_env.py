@@ -179,8 +179,7 @@ class HiddenGridVectorEnv(VectorEnv):
             self.batch.rng[mask] = streams[mask]
         untouched = self.batch.done & ~mask  # finished sub-envs that were not asked to reset
         self.batch.done[:] = mask
-        idle = np.zeros((self.num_envs, *self.single_action_space.shape), dtype=np.int64)
-        self.batch.reset_done(idle)
+        self.batch.reset_done()
         self.batch.done[:] = untouched
         self.batch.reward[mask] = 0.0
         self.batch.terminated[mask] = False
@@ -206,7 +205,7 @@ class HiddenGridVectorEnv(VectorEnv):
             info["outcome"] = outcome
             info["_outcome"] = terminated
             if self.autoreset_mode is AutoresetMode.SAME_STEP:
-                return self._same_step_reset(actions, terminated, ended, info)
+                return self._same_step_reset(terminated, ended, info)
         return (
             self._observation(),
             self.batch.reward.copy(),
@@ -216,7 +215,7 @@ class HiddenGridVectorEnv(VectorEnv):
         )
 
     def _same_step_reset(
-        self, actions: np.ndarray, terminated: np.ndarray, ended: np.ndarray, step_info: dict
+        self, terminated: np.ndarray, ended: np.ndarray, step_info: dict
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         # Gymnasium's layout: an object array holding one observation dict per ended sub-env.
         # Built column-wise from one gathered copy per key (per-row indexing costs ~3x more).
@@ -226,7 +225,7 @@ class HiddenGridVectorEnv(VectorEnv):
         rows = zip(*columns, strict=True)
         # map() builds the dicts in C: a comprehension costs ~1.5x as much per ended sub-env.
         final_obs[ended] = list(map(dict, map(zip, repeat(keys, len(ended)), rows)))
-        self.batch.reset_done(actions)
+        self.batch.reset_done()
         # The info beside a new episode's first observation is a reset's: nothing has ended.
         self.batch.terminated[:] = False
         info = self.definition.vector_info(self.batch)

@@ -121,7 +121,7 @@ class HiddenGridPufferEnv(pufferlib.PufferEnv):
             ended = np.flatnonzero(self.terminals)
             outcomes = np.array(definition.outcomes, dtype=object)[self.batch.outcome[ended]]
             infos.append({"episodes": int(ended.size), "outcomes": outcomes.tolist()})
-            self.batch.reset_done(checked)  # same-step reset, in the kernels
+            self.batch.reset_done()  # same-step reset, in the kernels
         self._write_observations()
         return self.observations, self.rewards, self.terminals, self.truncations, infos
 

@@ -145,17 +145,6 @@ def step_one(i, action, outcome, reward, terminated, walls, node, agent, facing,
 
 
 @kernel
-def reset_all(
-    rng, done, outcome, walls, node, start, start_facing, agent, facing, steps_left, view
-):
-    for i in prange(rng.shape[0]):
-        draw_scenario(rng, i, walls, node, start, start_facing)
-        start_episode(i, walls, node, start, start_facing, agent, facing, steps_left, view)
-        done[i] = False
-        outcome[i] = RUNNING
-
-
-@kernel
 def reset_done(
     rng, done, outcome, walls, node, start, start_facing, agent, facing, steps_left, view
 ):

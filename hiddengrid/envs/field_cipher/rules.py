@@ -62,15 +62,6 @@ def moved_cursor(cursor: int, action: int) -> int:
 
 
 @kernel
-def reset_all(rng, done, outcome, level, grid, message, hints, step, cursor, slots, correct):
-    for i in prange(rng.shape[0]):
-        draw_scenario(rng, i, level, grid, message, hints)
-        start_episode(i, level, grid, message, hints, step, cursor, slots, correct)
-        done[i] = False
-        outcome[i] = RUNNING
-
-
-@kernel
 def reset_done(rng, done, outcome, level, grid, message, hints, step, cursor, slots, correct):
     """Starts a new episode in every sub-env whose ``done`` flag is set (same-step
     autoreset): what ``step_all`` does for such a sub-env, without stepping the others."""

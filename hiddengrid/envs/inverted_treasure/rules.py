@@ -136,15 +136,6 @@ def step_one(i, action, outcome, reward, terminated, icons, scout, board, agent,
 
 
 @kernel
-def reset_all(rng, done, outcome, icons, scout, board, agent, steps_left, window, position):
-    for i in prange(rng.shape[0]):
-        draw_scenario(rng, i, icons)
-        start_episode(i, icons, scout, board, agent, steps_left, window, position)
-        done[i] = False
-        outcome[i] = RUNNING
-
-
-@kernel
 def reset_done(rng, done, outcome, icons, scout, board, agent, steps_left, window, position):
     """Starts a new episode in every sub-env whose ``done`` flag is set (same-step
     autoreset): what ``step_all`` does for such a sub-env, without stepping the others."""

@@ -1034,30 +1034,6 @@ def is_victory(districts: int, integrity: int, air: int, power: int) -> bool:
 
 
 @kernel
-def reset_all(
-    rng, done, outcome,
-    seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits, stress, damped,
-    progress, activated, step, integrity, air, power, districts, research, components,
-    scanned, power_paid,
-    view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
-    view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask,
-) -> None:  # fmt: skip
-    views = (
-        view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
-        view_reversal, view_draft, view_conduit_effect, view_conduit_damps,
-    )  # fmt: skip
-    for i in prange(rng.shape[0]):
-        draw_scenario(rng, i, seams, faults, stress0, airflow0, survey)
-        begin_episode(
-            i, seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits,
-            stress, damped, progress, activated, step, integrity, air, power, districts,
-            research, components, scanned, power_paid, views, terms, mask,
-        )  # fmt: skip
-        done[i] = False
-        outcome[i] = RUNNING
-
-
-@kernel
 def reset_done(
     rng, done, outcome,
     seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits, stress, damped,

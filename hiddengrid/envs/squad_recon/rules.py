@@ -379,40 +379,6 @@ def step_one(
 
 
 @kernel
-def reset_all(
-    rng,
-    done,
-    outcome,
-    terrain,
-    start_squads,
-    camps,
-    squads,
-    camp_status,
-    explored,
-    visible,
-    camps_view,
-    progress,
-    steps_left,
-    total_strength,
-    blocking_rows,
-    sight_rows,
-    visible_rows,
-    explored_rows,
-    sight_key,
-    open_rows,
-):
-    for i in prange(rng.shape[0]):
-        draw_scenario(rng, i, terrain, start_squads, camps, open_rows)
-        start_episode(
-            i, terrain, start_squads, camps, squads, camp_status, explored, visible, camps_view,
-            progress, steps_left, total_strength, blocking_rows, sight_rows, visible_rows,
-            explored_rows, sight_key, open_rows,
-        )  # fmt: skip
-        done[i] = False
-        outcome[i] = RUNNING
-
-
-@kernel
 def reset_done(
     rng,
     done,
