@@ -21,7 +21,7 @@ PINNED = {
     "hiddengrid/InvertedTreasure-v0": "db3140c20ce72d37",
     "hiddengrid/InvertedTreasure-Scout-v0": "db3140c20ce72d37",
     "hiddengrid/SquadRecon-v0": "085260325c1c1469",
-    "hiddengrid/Megacity-v0": "8b038565b316629e",
+    "hiddengrid/Megacity-v0": "450d5cab41cad55c",  # the crooked fault (see its page)
 }
 
 

@@ -54,7 +54,7 @@ STRESS_MAX = 100
 CORE_DELAY = 3  # a core comes online after this many steps in a row held and ventilated
 
 # --- air ---------------------------------------------------------------------------------------
-SHAFT_DRAFT = 2  # a shaft adds this draft along its direction in its own cell
+SHAFT_DRAFT = 1  # a shaft adds this draft along its direction in its own cell
 AIR_BASE_DEMAND = 0  # the outpost breathes through its own old shaft: only new buildings count
 AIR_PER_DISTRICT = 1  # every core and district breathes, from the step it is built
 VENT_REACH = 1  # a core comes online only with a shaft within this Manhattan distance
@@ -64,7 +64,7 @@ AIR_MAX = 100
 POWER_INCOME = 0  # the outpost has no reactor of its own: geothermal taps are the income
 FAULT_TAP = 5  # per step, per conduit cell on a fault line (geothermal)
 CONDUIT_LEAK = 1  # per step, per conduit cell off the fault line (it only carries losses)
-DISTRICT_UPKEEP = 2  # per step, per core and district, from the step it is built
+DISTRICT_UPKEEP = 3  # per step, per core and district, from the step it is built
 EXCAVATE_COST = 4
 VENT_COST = 3
 CONDUIT_COST_PER_CELL = 1
@@ -105,6 +105,8 @@ CONDUIT_EFFECT_NAMES = (
 # --- hidden geology (generator) ----------------------------------------------------------------
 MIN_SEAMS, MAX_SEAMS = 1, 2
 FAULT_MIN_LEN, FAULT_MAX_LEN = 3, 4
+FAULT_BENDS = 3  # each step of the fault: with its diagonal, or along its row or column axis
+FAULT_MIN_CELLS = 3  # a fault keeps at least this many cells off the seams (else it is redrawn)
 STRESS_BASE = 12
 OVERBURDEN_STEP = 5  # stress rises by this per row/column away from the light edge
 SEAM_LOAD_STEP = 5  # seam load accumulates downstream by this per cell

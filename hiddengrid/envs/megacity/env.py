@@ -209,7 +209,7 @@ class MegacityEnv(HiddenGridEnv):
 
     ## Description
     A 5x5 region of rock under a hidden geology drawn per episode: 1-2 mineral seams (full
-    rows or columns, each pulling sideways along itself), a short diagonal fault line (a
+    rows or columns, each pulling sideways along itself), a short crooked fault line (a
     hidden stress concentration and the only source of power), a structured stress map
     (overburden gradient, load accumulating downstream along seams, the rock's grain) shown
     through a survey that errs by a fixed -8..+8 per cell and misses the fault until a scan,

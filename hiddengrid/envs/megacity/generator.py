@@ -6,8 +6,10 @@ The geology, in the order it is drawn from the sub-env's own stream:
    (two seams never share a line). Each seam has a direction of sideways gravity along it:
    a row seam pulls east or west, a column seam north or south. Where two seams cross, the cell
    belongs to the first one.
-2. **Fault line**: 3 or 4 cells on a diagonal, wholly inside the grid; cells on a seam are
-   skipped, and at least 2 fault cells remain.
+2. **Fault line**: a crooked crack of 3 or 4 cells, wholly inside the grid: from a drawn cell
+   it runs in one of the four diagonal directions, each step going with the diagonal or along
+   one of its two axes (uniformly); cells on a seam are skipped, and at least 2 fault cells
+   remain.
 3. **Stress**: an overburden gradient rising towards one heavy edge, plus load that accumulates
    downstream along each seam, plus a concentration on the fault cells and a halo around them
    (both missing from the survey until a scan), plus the rock's grain (0..7 per cell).
@@ -33,9 +35,11 @@ from hiddengrid.envs.megacity.constants import (
     DIR_COL,
     DIR_ROW,
     EAST,
+    FAULT_BENDS,
     FAULT_HALO,
     FAULT_LOAD,
     FAULT_MAX_LEN,
+    FAULT_MIN_CELLS,
     FAULT_MIN_LEN,
     GRID,
     MAX_SEAMS,
@@ -101,16 +105,21 @@ def draw_fault(rng: np.ndarray, i: int, seams: np.ndarray, faults: np.ndarray) -
         dr = 1 if diagonal < 2 else -1
         dc = 1 if diagonal % 2 == 0 else -1
         length = FAULT_MIN_LEN + below(rng, i, FAULT_MAX_LEN - FAULT_MIN_LEN + 1)
-        end_r = r + dr * (length - 1)
-        end_c = c + dc * (length - 1)
-        if not (0 <= end_r < GRID and 0 <= end_c < GRID):
-            continue
         cells = 0
         for k in range(length):
-            if seams[i, r + dr * k, c + dc * k] == 0:
-                faults[i, r + dr * k, c + dc * k] = 1
+            if k > 0:
+                # Each step of the crack runs with the diagonal or along one of its two axes:
+                # a crooked line, so no fixed set of cells taps it in many episodes.
+                bend = below(rng, i, FAULT_BENDS)
+                r += 0 if bend == 2 else dr
+                c += 0 if bend == 1 else dc
+            if not (0 <= r < GRID and 0 <= c < GRID):
+                cells = -1
+                break
+            if seams[i, r, c] == 0:
+                faults[i, r, c] = 1
                 cells += 1
-        if cells >= 2:
+        if cells >= FAULT_MIN_CELLS:
             return
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import cache, lru_cache
+from itertools import product
 
 import gymnasium as gym
 import numpy as np
@@ -24,6 +25,7 @@ from hiddengrid.envs.megacity.constants import (
     DIR_COL,
     DIR_ROW,
     EAST,
+    FAULT_BENDS,
     FAULT_MAX_LEN,
     FAULT_MIN_LEN,
     GRID,
@@ -122,28 +124,32 @@ def noise_log_pmf() -> tuple[np.ndarray, int]:
 
 @cache
 def fault_map(seam_key: bytes) -> tuple[frozenset, float]:
-    """The most probable fault cells given a seam map, and that probability (the generator
-    redraws a line with fewer than 2 cells off the seams)."""
+    """The most probable fault cells given a seam map, and that probability: every draw of the
+    generator (start, diagonal, length, the bend of each step) weighed by its probability,
+    renormalised over the draws it keeps (inside the grid, at least 2 cells off the seams)."""
     seams = np.frombuffer(seam_key, dtype=np.int64).reshape(GRID, GRID)
-    counts: Counter[frozenset] = Counter()
+    weights: Counter[frozenset] = Counter()
     for r in range(GRID):
         for c in range(GRID):
             for diagonal in range(4):
                 dr = 1 if diagonal < 2 else -1
                 dc = 1 if diagonal % 2 == 0 else -1
                 for length in range(FAULT_MIN_LEN, FAULT_MAX_LEN + 1):
-                    er, ec = r + dr * (length - 1), c + dc * (length - 1)
-                    if not (0 <= er < GRID and 0 <= ec < GRID):
-                        continue
-                    cells = frozenset(
-                        (r + dr * k, c + dc * k)
-                        for k in range(length)
-                        if seams[r + dr * k, c + dc * k] == 0
-                    )
-                    if len(cells) >= 2:
-                        counts[cells] += 1
-    best, n = counts.most_common(1)[0]
-    return best, n / sum(counts.values())
+                    weight = 1.0 / FAULT_BENDS ** (length - 1)
+                    for bends in product(range(FAULT_BENDS), repeat=length - 1):
+                        path = [(r, c)]
+                        for bend in bends:
+                            pr, pc = path[-1]
+                            path.append(
+                                (pr + (0 if bend == 2 else dr), pc + (0 if bend == 1 else dc))
+                            )
+                        if not all(0 <= pr < GRID and 0 <= pc < GRID for pr, pc in path):
+                            continue
+                        cells = frozenset(p for p in path if seams[p] == 0)
+                        if len(cells) >= 2:
+                            weights[cells] += weight
+    best, w = weights.most_common(1)[0]
+    return best, w / sum(weights.values())
 
 
 def infer(stress: np.ndarray) -> tuple[np.ndarray, frozenset]:

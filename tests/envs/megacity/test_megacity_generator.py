@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 
 import gymnasium as gym
 import numpy as np
@@ -14,6 +15,8 @@ from hiddengrid.envs.megacity.constants import (
     CHANNEL_SPEED,
     FAULT_HALO,
     FAULT_LOAD,
+    FAULT_MAX_LEN,
+    FAULT_MIN_CELLS,
     OVERBURDEN_STEP,
     ROCK_GRAIN,
     SEAM_LOAD_STEP,
@@ -54,15 +57,40 @@ def test_seams_are_one_or_two_full_lines_pulling_along_themselves(geology) -> No
     assert sizes == {5, 9, 10}  # one seam; two crossing; two parallel
 
 
-def test_fault_is_a_short_diagonal_off_the_seams(geology) -> None:
+def crooked_along(cells: np.ndarray, dr: int, dc: int) -> bool:
+    """Whether the cells lie on one crack drawn along diagonal (dr, dc): ordered along it, each
+    next cell is 1 or 2 steps on (a step goes with the diagonal or along one of its axes), and
+    one cell cut out by a seam leaves a gap of at most two steps."""
+    order = sorted(cells.tolist(), key=lambda p: (dr * p[0] + dc * p[1], dr * p[0]))
+    steps = 0
+    for (r0, c0), (r1, c1) in pairwise(order):
+        a, b = dr * (r1 - r0), dc * (c1 - c0)
+        if a < 0 or b < 0 or not 1 <= max(a, b) <= 2:
+            return False
+        steps += max(a, b)
+    return steps <= FAULT_MAX_LEN - 1
+
+
+def test_fault_is_a_short_crooked_line_off_the_seams(geology) -> None:
+    shapes = set()
     for seams, faults in zip(geology["seams"], geology["faults"], strict=True):
         cells = np.argwhere(faults == 1)
-        assert 2 <= len(cells) <= 4
+        assert FAULT_MIN_CELLS <= len(cells) <= FAULT_MAX_LEN
         assert not ((faults == 1) & (seams != 0)).any()
-        d = cells[1:] - cells[:-1]
-        # consecutive fault cells share one diagonal direction (a seam may cut one cell out)
-        steps = {(int(np.sign(a)), int(np.sign(b))) for a, b in d}
-        assert len(steps) == 1 and all(abs(a) == abs(b) for a, b in d)
+        assert np.ptp(cells, axis=0).max() <= FAULT_MAX_LEN - 1
+        assert any(crooked_along(cells, dr, dc) for dr in (1, -1) for dc in (1, -1))
+        shapes.add(faults.tobytes())
+    # crooked, not straight: straight diagonals alone give fewer than 60 cell sets
+    assert len(shapes) > 300
+
+
+def test_crooked_along_refuses_what_the_generator_cannot_draw() -> None:
+    assert crooked_along(np.array([[0, 0], [1, 1], [1, 2]]), 1, 1)
+    assert not crooked_along(np.array([[0, 0], [1, 1], [0, 2]]), 1, 1)  # turns back
+    assert not crooked_along(np.array([[0, 0], [3, 3], [4, 4]]), 1, 1)  # a gap of 3 steps
+    assert not crooked_along(np.array([[0, 0], [0, 2], [0, 4]]), 1, 1)  # 5 cells long
+    corner = np.array([[0, 0], [0, 2], [2, 0]])
+    assert not any(crooked_along(corner, dr, dc) for dr in (1, -1) for dc in (1, -1))
 
 
 def test_stress_has_geological_structure(geology) -> None:

@@ -66,14 +66,15 @@ def test_air_gain_and_deficit() -> None:
     env = make_env(scenario_with(airflow=east))
     poke(env, air=50)
     act(env, "excavate", (0, 0))  # nothing breathes yet: 50
-    _, r, *_, info = act(env, "vent", (0, 0), "east")  # + (2 + 2)
-    assert info["metrics"]["air"] == 54
-    only(info, air_gain=4.0, air_deficit=-6.0)
-    assert r == -2.0
+    _, r, *_, info = act(env, "vent", (0, 0), "east")  # + (1 + 2): draft and current
+    assert info["metrics"]["air"] == 53
+    only(info, air_gain=3.0, air_deficit=-7.0)
+    assert r == -4.0
 
 
 def test_district_term_per_activation() -> None:
     env = make_env(scenario_with(base_stress=5))
+    poke(env, power=100)  # no taps here: the upkeep of two cores would brown out 50
     act(env, "excavate", (1, 1))
     act(env, "build", (1, 1))  # waits: no shaft
     act(env, "excavate", (1, 2))

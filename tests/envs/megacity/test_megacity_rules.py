@@ -36,8 +36,8 @@ def test_constants_of_the_docs_examples() -> None:
     # The worked examples on the docs page use these numbers.
     assert (ROCK_SPAN, SEAM_SHEAR, EXCAVATION_SPILL, SEAM_RELIEF, CREEP) == (30, 16, 5, 12, 2)
     assert HOLD_OFF_SEAM.tolist() == [0, 10, 22, 26] and HOLD_ON_SEAM.tolist() == [0, 10, 0, 30]
-    assert (CONDUIT_AMPLIFY, FAULT_TAP, CONDUIT_LEAK, DISTRICT_UPKEEP) == (8, 5, 1, 2)
-    assert (SHAFT_DRAFT, AIR_BASE_DEMAND, AIR_PER_DISTRICT, CORE_DELAY) == (2, 0, 1, 3)
+    assert (CONDUIT_AMPLIFY, FAULT_TAP, CONDUIT_LEAK, DISTRICT_UPKEEP) == (8, 5, 1, 3)
+    assert (SHAFT_DRAFT, AIR_BASE_DEMAND, AIR_PER_DISTRICT, CORE_DELAY) == (1, 0, 1, 3)
     assert (FAULT_LOAD, FAULT_HALO) == (24, 8)
 
 
@@ -110,9 +110,9 @@ def test_example_4_a_core_comes_online_after_three_steps_held_and_aired() -> Non
 
 
 def test_example_5_a_reversal_suffocates_a_district_aired_by_a_wrong_shaft() -> None:
-    """Current east at speed 2: a shaft facing east draws 2 + 2 = 4 on steps 0-7 and
-    max(0, -2 + 2) = 0 from step 8; facing north it draws its draft, 2, always."""
-    flow = {(r, c): [0, 2] for r in range(5) for c in range(5)}
+    """Current east at speed 1: a shaft facing east draws 1 + 1 = 2 on steps 0-7 and
+    max(0, -1 + 1) = 0 from step 8; facing north it draws its draft, 1, always."""
+    flow = {(r, c): [0, 1] for r in range(5) for c in range(5)}
     results = {}
     for facing in ("east", "north"):
         env = make_env(scenario_with(airflow=flow))
@@ -124,15 +124,16 @@ def test_example_5_a_reversal_suffocates_a_district_aired_by_a_wrong_shaft() -> 
         assert state(env, "step") == 8 and state(env, "districts") == 1
         _, _, _, _, info = act(env, "wait")  # step 8: the current has turned
         results[facing] = info["metrics"]["districts"]
-        # the air index does not swing: 2 + |2| a step along the current's axis, 2 across
+        # the air index does not swing: 1 + |1| a step along the current's axis, 1 across
         assert info["reward_terms"]["district"] == 0.0
     assert results == {"east": 0, "north": 1}
     f = env.unwrapped.batch.fields
     baffled = False
     assert rules.supply_facing(0, 2, 2, 2, 8, f["airflow0"], baffled) == 0
-    assert rules.supply_facing(0, 2, 2, 2, 7, f["airflow0"], baffled) == 4
-    assert rules.shaft_air(0, 2, 2, 2, f["airflow0"]) == 4
-    assert rules.shaft_air(0, 2, 2, 1, f["airflow0"]) == 2
+    assert rules.supply_facing(0, 2, 2, 2, 7, f["airflow0"], baffled) == 2
+    assert rules.supply_facing(0, 2, 2, 1, 8, f["airflow0"], baffled) == 1
+    assert rules.shaft_air(0, 2, 2, 2, f["airflow0"]) == 2
+    assert rules.shaft_air(0, 2, 2, 1, f["airflow0"]) == 1
 
 
 def test_example_6_conduits_tap_the_fault_and_leak_elsewhere() -> None:
@@ -148,17 +149,17 @@ def test_example_6_conduits_tap_the_fault_and_leak_elsewhere() -> None:
 
 
 def test_example_7_balances_from_the_moment_a_core_is_built() -> None:
-    """One core and one shaft across a still current: power -4, -3, -5 (build), then -2 a
-    step; air +2 a step from the shaft on, 2 - 1 from the build on."""
+    """One core and one shaft across a still current: power -4, -3, -5 (build), then -3 a
+    step; air +1 a step from the shaft on, 1 - 1 from the build on."""
     env = make_env(scenario_with(base_stress=10))
     act(env, "excavate", (2, 2))  # power 46, air 85
     assert (state(env, "power"), state(env, "air")) == (46, 85)
-    act(env, "vent", (2, 2), "north")  # power 43, air 87
-    assert (state(env, "power"), state(env, "air")) == (43, 87)
-    act(env, "build", (2, 2))  # power 43 - 5 - 2 = 36, air 87 + 2 - 1 = 88
-    assert (state(env, "power"), state(env, "air")) == (36, 88)
+    act(env, "vent", (2, 2), "north")  # power 43, air 86
+    assert (state(env, "power"), state(env, "air")) == (43, 86)
+    act(env, "build", (2, 2))  # power 43 - 5 - 3 = 35, air 86 + 1 - 1 = 86
+    assert (state(env, "power"), state(env, "air")) == (35, 86)
     act(env, "wait")
-    assert (state(env, "power"), state(env, "air")) == (34, 89)
+    assert (state(env, "power"), state(env, "air")) == (32, 86)
 
 
 def test_example_8_a_brownout_shuts_every_district_down() -> None:
@@ -169,7 +170,7 @@ def test_example_8_a_brownout_shuts_every_district_down() -> None:
     act(env, "wait")
     act(env, "wait")
     assert state(env, "districts") == 1
-    env.unwrapped.batch["power"][0] = 1  # the upkeep, 2, cannot be paid
+    env.unwrapped.batch["power"][0] = 1  # the upkeep, 3, cannot be paid
     refresh(env)
     _, _, _, _, info = act(env, "wait")
     assert info["metrics"]["power"] == 0 and info["metrics"]["districts"] == 0
