@@ -27,6 +27,7 @@ from hiddengrid.envs.megacity.constants import (
     EAST,
     FAULT_BENDS,
     FAULT_MAX_LEN,
+    FAULT_MIN_CELLS,
     FAULT_MIN_LEN,
     GRID,
     NORTH,
@@ -123,10 +124,11 @@ def noise_log_pmf() -> tuple[np.ndarray, int]:
 
 
 @cache
-def fault_map(seam_key: bytes) -> tuple[frozenset, float]:
-    """The most probable fault cells given a seam map, and that probability: every draw of the
-    generator (start, diagonal, length, the bend of each step) weighed by its probability,
-    renormalised over the draws it keeps (inside the grid, at least 2 cells off the seams)."""
+def fault_prior(seam_key: bytes) -> dict[frozenset, float]:
+    """Every fault (its cells) the generator can draw given a seam map, with its probability:
+    each draw (start, diagonal, length, the bend of each step) weighed by its probability,
+    renormalised over the draws the generator keeps (inside the grid, at least
+    FAULT_MIN_CELLS cells off the seams)."""
     seams = np.frombuffer(seam_key, dtype=np.int64).reshape(GRID, GRID)
     weights: Counter[frozenset] = Counter()
     for r in range(GRID):
@@ -146,10 +148,17 @@ def fault_map(seam_key: bytes) -> tuple[frozenset, float]:
                         if not all(0 <= pr < GRID and 0 <= pc < GRID for pr, pc in path):
                             continue
                         cells = frozenset(p for p in path if seams[p] == 0)
-                        if len(cells) >= 2:
+                        if len(cells) >= FAULT_MIN_CELLS:
                             weights[cells] += weight
-    best, w = weights.most_common(1)[0]
-    return best, w / sum(weights.values())
+    total = sum(weights.values())
+    return {cells: w / total for cells, w in weights.items()}
+
+
+def fault_map(seam_key: bytes) -> tuple[frozenset, float]:
+    """The most probable fault cells given a seam map, and that probability."""
+    prior = fault_prior(seam_key)
+    best = max(prior, key=prior.__getitem__)
+    return best, prior[best]
 
 
 def infer(stress: np.ndarray) -> tuple[np.ndarray, frozenset]:

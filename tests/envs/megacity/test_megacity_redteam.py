@@ -7,12 +7,14 @@ win, or breaks the calibration script, fails a test.
 
 from __future__ import annotations
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
 from hiddengrid.envs.megacity import calibration, inference, redteam
 from hiddengrid.envs.megacity.agents import AGENTS
 from hiddengrid.envs.megacity.constants import GRID, OVERBURDEN_STEP, STRESS_BASE
+from hiddengrid.envs.megacity.env import ENV_ID
 
 EPISODES = 48
 
@@ -63,6 +65,34 @@ def test_seam_priors_and_the_noise_law_are_distributions() -> None:
     assert len(grids) == len({g.tobytes() for g in grids})
     log_pmf, _ = inference.noise_log_pmf()
     assert np.exp(log_pmf).sum() == pytest.approx(1.0)
+
+
+def test_the_fault_prior_is_the_generators_law() -> None:
+    """Differential: every fault the generator draws is in the inference's enumeration for its
+    seams, each enumeration sums to 1, and the prior's most probable fault is drawn as often
+    as the prior says, and so are faults of four cells (each within four standard deviations
+    over 4,000 episodes)."""
+    venv = gym.make_vec(ENV_ID, num_envs=4000, vectorization_mode="vector_entry_point")
+    venv.reset(seed=77)
+    b = venv.unwrapped.batch
+    counts = {"mode": [0, 0.0, 0.0], "four cells": [0, 0.0, 0.0]}  # seen, expected, variance
+
+    def tally(name: str, seen: bool, p: float) -> None:
+        counts[name][0] += seen
+        counts[name][1] += p
+        counts[name][2] += p * (1 - p)
+
+    for seams, faults in zip(b["seams"], b["faults"], strict=True):
+        key = np.asarray(seams, dtype=np.int64).tobytes()
+        prior = inference.fault_prior(key)
+        assert sum(prior.values()) == pytest.approx(1.0)
+        drawn = frozenset(map(tuple, np.argwhere(faults != 0).tolist()))
+        assert drawn in prior
+        mode, p = inference.fault_map(key)
+        tally("mode", drawn == mode, p)
+        tally("four cells", len(drawn) == 4, sum(q for f, q in prior.items() if len(f) == 4))
+    for name, (seen, expected, variance) in counts.items():
+        assert abs(seen - expected) <= 4 * variance**0.5 + 1, name
 
 
 def test_a_clean_survey_of_a_seamless_looking_map_names_no_true_fault() -> None:
