@@ -38,6 +38,8 @@ from hiddengrid.core.rng import check_seed, seed_array, seed_streams
 from hiddengrid.core.single_env import check_render_mode
 
 VECTOR_RENDER_MODES = ("ansi", "rgb_array")
+# An observation block at least this large is copied on the env's threads (see __init__).
+PARALLEL_COPY_BYTES = 1 << 20
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED)
 
 
@@ -141,9 +143,12 @@ class HiddenGridVectorEnv(VectorEnv):
             self._obs_layout.append((key, arr, offset))
             offset += -(-arr.nbytes // 64) * 64
         self._obs_bytes = offset
-        # On several threads the copy is one compiled call over rows cut into one run per
-        # thread: the same bytes, copied on every core (docs/performance.md). Its byte views of
-        # the fields are made on first use (a pickled view would be a detached copy).
+        # A large observation on several threads is copied by one compiled call over rows cut
+        # into one run per thread: the same bytes, copied on every core. A small one is copied
+        # serially: a parallel call's fixed cost (waking the threads, 10-35 us here) exceeds
+        # what it saves below about a megabyte (docs/performance.md). The byte views of the
+        # fields are made on first use (a pickled view would be a detached copy).
+        self._obs_threads = threads if self._obs_bytes >= PARALLEL_COPY_BYTES else 1
         self._obs_sources: tuple[np.ndarray, ...] | None = None
         self._obs_offsets = np.array([off for _, _, off in self._obs_layout], dtype=np.int64)
         self._obs_row_bytes = np.array(
@@ -309,7 +314,7 @@ class HiddenGridVectorEnv(VectorEnv):
 
     def _observation(self) -> dict[str, np.ndarray]:
         block = np.empty(self._obs_bytes, dtype=np.uint8)
-        threads = self.num_threads
+        threads = self._obs_threads
         if threads > 1:
             if self._obs_sources is None:
                 self._obs_sources = tuple(
