@@ -117,7 +117,7 @@ def test_observation_copied_on_threads_is_the_serial_copy(env_id: str) -> None:
     threads = THREAD_COUNTS[-1]
     serial = make_vec(env_id, N, num_threads=threads)
     parallel = make_vec(env_id, N, num_threads=threads)
-    parallel.unwrapped._obs_threads = threads  # as for a block of a megabyte or more
+    parallel.unwrapped._obs_threads = threads  # as for a block of several megabytes
     assert serial.unwrapped._obs_threads == 1  # a small block is copied serially
     rng = np.random.default_rng(4)
     assert plain(serial.reset(seed=8)) == plain(parallel.reset(seed=8))

@@ -39,7 +39,7 @@ from hiddengrid.core.single_env import check_render_mode
 
 VECTOR_RENDER_MODES = ("ansi", "rgb_array")
 # An observation block at least this large is copied on the env's threads (see __init__).
-PARALLEL_COPY_BYTES = 1 << 20
+PARALLEL_COPY_BYTES = 4 << 20
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED)
 
 
@@ -144,10 +144,13 @@ class HiddenGridVectorEnv(VectorEnv):
             offset += -(-arr.nbytes // 64) * 64
         self._obs_bytes = offset
         # A large observation on several threads is copied by one compiled call over rows cut
-        # into one run per thread: the same bytes, copied on every core. A small one is copied
-        # serially: a parallel call's fixed cost (waking the threads, 10-35 us here) exceeds
-        # what it saves below about a megabyte (docs/performance.md). The byte views of the
-        # fields are made on first use (a pickled view would be a detached copy).
+        # into one run per thread: the same bytes, copied on every core. A smaller one is
+        # copied serially: a parallel call's fixed cost (waking a sleeping thread, 7 us under
+        # load and 41-47 us on an idle core of a virtual machine) exceeded what it saved for
+        # SquadRecon's 2 MB at N=4096 (1.41x of one thread with the serial copy, 1.26x with
+        # the threaded one), not for its 8 MB at N=16384 (1.63x, 1.69x; docs/performance.md).
+        # The byte views of the fields are made on first use (a pickled view would be a
+        # detached copy).
         self._obs_threads = threads if self._obs_bytes >= PARALLEL_COPY_BYTES else 1
         self._obs_sources: tuple[np.ndarray, ...] | None = None
         self._obs_offsets = np.array([off for _, _, off in self._obs_layout], dtype=np.int64)
