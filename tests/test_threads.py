@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import pickle
 import subprocess
 import sys
 from typing import Any
@@ -19,6 +20,7 @@ import pytest
 from helpers import make_vec, random_actions
 
 from hiddengrid.core import kernel
+from hiddengrid.core.vector_env import copy_observation
 from hiddengrid.registry import ENV_IDS, definition_of
 
 
@@ -105,6 +107,34 @@ def test_two_envs_with_their_own_thread_counts_interleaved() -> None:
         assert numba.get_num_threads() == THREAD_COUNTS[-1]  # set for this call
         c = reference.step(actions)
         assert plain(a) == plain(b) == plain(c)
+
+
+@pytest.mark.skipif(not THREAD_COUNTS, reason="Numba's thread pool has a single thread")
+@pytest.mark.parametrize("env_id", THREADED_IDS)
+def test_observation_copied_on_threads_is_the_serial_copy(env_id: str) -> None:
+    """A large observation is copied on the env's threads (rows cut per thread): the same
+    observations as the serial copy, step by step, also after a pickle round trip."""
+    threads = THREAD_COUNTS[-1]
+    serial = make_vec(env_id, N, num_threads=threads)
+    parallel = make_vec(env_id, N, num_threads=threads)
+    parallel.unwrapped._obs_threads = threads  # as for a block of several megabytes
+    assert serial.unwrapped._obs_threads == 1  # a small block is copied serially
+    rng = np.random.default_rng(4)
+    assert plain(serial.reset(seed=8)) == plain(parallel.reset(seed=8))
+    for k in range(40):
+        if k == 20:
+            parallel = pickle.loads(pickle.dumps(parallel))
+        actions = random_actions(serial, rng)
+        a, b = serial.step(actions), parallel.step(actions)
+        assert plain(a) == plain(b)
+        # Each step's observation is its own memory, not a view of the env's state.
+        for value in b[0].values():
+            assert not np.shares_memory(value, parallel.unwrapped.batch.rng)
+            assert all(
+                not np.shares_memory(value, f) for f in parallel.unwrapped.batch.fields.values()
+            )
+    twin = kernel.parallel_twin(copy_observation)
+    assert twin.targetoptions["parallel"] and twin.signatures  # the parallel copy really ran
 
 
 def test_default_thread_count_follows_the_batch_size() -> None:

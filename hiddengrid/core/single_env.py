@@ -18,6 +18,7 @@ from hiddengrid.core.rng import check_seed, seed_array
 from hiddengrid.render.window import Window, pygame_available, require_pygame
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
+INT64 = np.dtype(np.int64)  # NumPy's one int64 dtype: an identity test costs half an ==
 
 
 @njit(cache=True)
@@ -79,6 +80,9 @@ class HiddenGridEnv(gym.Env):
         "_copy_row",
         "_step_kernel",
         "_reset_kernel",
+        "_step_args",
+        "_extra_check",
+        "_step_info",
     )
 
     def _build_fast_path(self) -> None:
@@ -89,6 +93,10 @@ class HiddenGridEnv(gym.Env):
             )
         ]
         self._step_kernel: Any = None  # resolved on the first step
+        # Looked up once: each attribute chain costs tens of ns in a step of a few us.
+        self._step_args = self.batch._step_args
+        self._extra_check = self.definition.extra_action_check
+        self._step_info = self.definition.step_info
         self._reset_kernel: Any = None  # resolved on the first reset
         space = self.action_space
         self._discrete_n = int(space.n) if isinstance(space, spaces.Discrete) else 0
@@ -162,25 +170,25 @@ class HiddenGridEnv(gym.Env):
         elif not (
             kind is np.ndarray
             and self._row_shape is not None
-            and action.dtype == np.int64
+            and action.dtype is INT64
             and action.shape == self._row_shape
             and action.strides == self._row_strides
             and self._copy_row(action, self._upper, actions)
         ):
             actions = check_single_action(self.action_space, action)
-        if self.definition.extra_action_check is not None:
-            self.definition.extra_action_check(self.batch, actions)
+        batch = self.batch
+        if self._extra_check is not None:
+            self._extra_check(batch, actions)
         if actions is self._action:
             if self._step_kernel is None:
                 self._step_kernel = direct_entry(
-                    self.definition.step_all, actions, *self.batch._step_args
+                    self.definition.step_all, actions, *self._step_args
                 )
-            self._step_kernel(actions, *self.batch._step_args)
+            self._step_kernel(actions, *self._step_args)
         else:
-            self.batch.step(actions)
-        batch = self.batch
+            batch.step(actions)
         terminated = batch.terminated.item(0)
-        info = self.definition.step_info(batch, 0)
+        info = self._step_info(batch, 0)
         if terminated:
             info["outcome"] = batch.outcome_name(0)
             self._running = False

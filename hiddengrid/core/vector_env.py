@@ -32,12 +32,14 @@ from gymnasium.vector.utils import batch_space
 from hiddengrid.core.actions import check_batch_actions, is_int_scalar
 from hiddengrid.core.batch import Batch
 from hiddengrid.core.definition import EnvDefinition
-from hiddengrid.core.kernel import resolve_num_threads
+from hiddengrid.core.kernel import kernel, prange, resolve_num_threads, run_on
 from hiddengrid.core.options import parse_reset_options
 from hiddengrid.core.rng import check_seed, seed_array, seed_streams
 from hiddengrid.core.single_env import check_render_mode
 
 VECTOR_RENDER_MODES = ("ansi", "rgb_array")
+# An observation block at least this large is copied on the env's threads (see __init__).
+PARALLEL_COPY_BYTES = 4 << 20
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED)
 
 
@@ -51,6 +53,32 @@ def check_autoreset_mode(mode: object) -> AutoresetMode:
         "autoreset_mode must be AutoresetMode.NEXT_STEP, SAME_STEP or DISABLED "
         f"(or 'NextStep', 'SameStep', 'Disabled'), got {mode!r}"
     )
+
+
+@kernel
+def copy_observation(
+    block: np.ndarray,
+    sources: tuple[np.ndarray, ...],
+    offsets: np.ndarray,
+    row_bytes: np.ndarray,
+    chunks: int,
+) -> None:
+    """Copies every observation array (as flat bytes) into ``block`` at its offset, the rows cut
+    into ``chunks`` contiguous runs, one per thread: a step's observation is copied on the
+    threads that stepped it (byte copies, so the result does not depend on the cut)."""
+    n = sources[0].shape[0] // row_bytes[0]
+    for c in prange(chunks):
+        lo = n * c // chunks
+        hi = n * (c + 1) // chunks
+        for k in range(len(sources)):
+            first = lo * row_bytes[k]
+            size = (hi - lo) * row_bytes[k]
+            # Two views indexed from 0: a loop the compiler turns into a plain memory copy
+            # (indexing the whole arrays at an offset measured 30 times slower).
+            dst = block[offsets[k] + first : offsets[k] + first + size]
+            src = sources[k][first : first + size]
+            for b in range(size):
+                dst[b] = src[b]
 
 
 def _only(info: dict[str, Any], rows: np.ndarray) -> dict[str, Any]:
@@ -115,9 +143,28 @@ class HiddenGridVectorEnv(VectorEnv):
             self._obs_layout.append((key, arr, offset))
             offset += -(-arr.nbytes // 64) * 64
         self._obs_bytes = offset
+        # A large observation on several threads is copied by one compiled call over rows cut
+        # into one run per thread: the same bytes, copied on every core. A smaller one is
+        # copied serially: a parallel call's fixed cost (waking a sleeping thread, 7 us under
+        # load and 41-47 us on an idle core of a virtual machine) exceeded what it saved for
+        # SquadRecon's 2 MB at N=4096 (1.41x of one thread with the serial copy, 1.26x with
+        # the threaded one), not for its 8 MB at N=16384 (1.63x, 1.69x; docs/performance.md).
+        # The byte views of the fields are made on first use (a pickled view would be a
+        # detached copy).
+        self._obs_threads = threads if self._obs_bytes >= PARALLEL_COPY_BYTES else 1
+        self._obs_sources: tuple[np.ndarray, ...] | None = None
+        self._obs_offsets = np.array([off for _, _, off in self._obs_layout], dtype=np.int64)
+        self._obs_row_bytes = np.array(
+            [arr.nbytes // num_envs for _, arr in self._obs_views], dtype=np.int64
+        )
         self._seeded = False
         self._truncated = np.zeros(num_envs, dtype=np.bool_)
         self._outcome_names = np.array(self.definition.outcomes, dtype=object)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_obs_sources"] = None  # views of the batch's fields, remade on first use
+        return state
 
     def reset(
         self,
@@ -199,8 +246,9 @@ class HiddenGridVectorEnv(VectorEnv):
         ended = np.flatnonzero(terminated)
         if ended.size:
             # Filled only where an episode ended: building a full object array every step
-            # cost about a quarter of a step at N=4096.
-            outcome = np.full(self.num_envs, None, dtype=object)
+            # cost about a quarter of a step at N=4096. An empty object array holds None
+            # already (half the cost of np.full's fill).
+            outcome = np.empty(self.num_envs, dtype=object)
             outcome[ended] = self._outcome_names[self.batch.outcome[ended]]
             info["outcome"] = outcome
             info["_outcome"] = terminated
@@ -269,9 +317,25 @@ class HiddenGridVectorEnv(VectorEnv):
 
     def _observation(self) -> dict[str, np.ndarray]:
         block = np.empty(self._obs_bytes, dtype=np.uint8)
+        threads = self._obs_threads
+        if threads > 1:
+            if self._obs_sources is None:
+                self._obs_sources = tuple(
+                    arr.reshape(-1).view(np.uint8) for _, arr, _ in self._obs_layout
+                )
+            run_on(
+                threads,
+                copy_observation,
+                block,
+                self._obs_sources,
+                self._obs_offsets,
+                self._obs_row_bytes,
+                threads,
+            )
         obs = {}
         for key, arr, offset in self._obs_layout:
             view = block[offset : offset + arr.nbytes].view(arr.dtype).reshape(arr.shape)
-            np.copyto(view, arr)
+            if threads == 1:
+                np.copyto(view, arr)
             obs[key] = view
         return obs

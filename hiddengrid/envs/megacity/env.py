@@ -106,11 +106,13 @@ OBSERVATION = {
 
 
 def step_info(batch: Batch, i: int) -> dict[str, Any]:
-    terms = batch["terms"][i]
+    # tolist() and item() give the Python floats and ints at once (per-element conversion
+    # was most of a single-env step's info cost).
+    fields = batch.fields
     return {
-        "reward_terms": {name: float(terms[k]) for k, name in enumerate(REWARD_TERMS)},
-        "metrics": {name: int(batch[name][i]) for name in METRICS},
-        "action_mask": batch["mask"][i].copy(),
+        "reward_terms": dict(zip(REWARD_TERMS, fields["terms"][i].tolist(), strict=False)),
+        "metrics": {name: fields[name].item(i) for name in METRICS},
+        "action_mask": fields["mask"][i].copy(),
     }
 
 
@@ -141,7 +143,11 @@ def first_illegal(mask: np.ndarray, done: np.ndarray, actions: np.ndarray) -> in
 def extra_action_check(batch: Batch, actions: np.ndarray) -> None:
     """A masked action raises ``ValueError`` before anything changes (sub-envs about to be
     autoreset ignore their action and are not checked)."""
-    i = first_illegal(batch["mask"], batch.done, actions)
+    if batch.n == 1:  # the single env: one lookup costs less than the compiled call
+        legal = batch.done.item(0) or batch.fields["mask"].item(0, actions.item(0))
+        i = -1 if legal else 0
+    else:
+        i = first_illegal(batch["mask"], batch.done, actions)
     if i >= 0:
         a = int(actions[i])
         where = f" in sub-env {i}" if batch.n > 1 else ""
