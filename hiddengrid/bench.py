@@ -2,8 +2,14 @@
 
 Each configuration runs for a fixed wall-clock budget; the figures to quote are ratios measured
 in the same run: to Gymnasium's ``SyncVectorEnv`` over the same single env, of the single env to
-MiniGrid-Empty-8x8 (when ``minigrid`` is installed: the ``bench`` extra), and of the native
-vector env on every usable core to the same env on one thread.
+MiniGrid-Empty-8x8 (when ``minigrid`` is installed: the ``bench`` extra), of the native
+vector env on every usable core to the same env on one thread, and, for AnomalyMapping only, of
+the native vector env on one thread to a hand-written single-threaded C engine doing the same
+work (:mod:`hiddengrid.bench_anchor`, built with the system C compiler; the row is skipped with
+a one-line reason where there is none). Its "x C anchor" ratio is given twice, under the same
+pre-drawn action batches: for the whole vector step (``env.step``: the action check, the kernel,
+the observation copy, the info) and for the bare kernel call (``step_all`` on preallocated
+arrays); above 1 the native side is faster.
 
 Ratios between two configurations are taken from alternating short windows, best window of
 each: on a machine shared with other work the best window is the one least disturbed, and
@@ -35,6 +41,8 @@ from hiddengrid.core.kernel import direct_entry, max_threads, run_on
 from hiddengrid.core.rng import seed_streams
 
 MINIGRID_ID = "MiniGrid-Empty-8x8-v0"
+ANCHOR_ENV_ID = "hiddengrid/AnomalyMapping-v0"  # the env with a C anchor
+ANCHOR_TAPE = 64  # action batches pre-drawn for the C anchor comparison, cycled
 WINDOWS = 5  # alternating windows per side of a paired measurement
 ACTION_BLOCK = 256  # unmasked actions are drawn this many at a time
 BOOL = np.dtype(np.bool_)
@@ -50,6 +58,8 @@ class BenchRow:
     num_threads: int | None = None
     ratio_to_minigrid: float | None = None
     ratio_to_one_thread: float | None = None
+    ratio_to_c_anchor: float | None = None
+    note: str | None = None  # why a row was skipped (steps_per_second is then 0)
 
     def as_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
@@ -250,6 +260,69 @@ def bench_threads(env_id: str, seconds: float, n: int, threads: int) -> list[Ben
     ]
 
 
+class TapeRun:
+    """Steps a batch with ``step(actions)`` through a cycle of pre-drawn action batches (the
+    same ones for every side of the C anchor comparison: no policy cost on either side)."""
+
+    def __init__(self, step: Callable[[np.ndarray], Any], tape: list[np.ndarray]) -> None:
+        self.step = step
+        self.tape = tape
+        self.k = 0
+
+    def run(self, seconds: float) -> tuple[int, float]:
+        step = self.step
+        tape = self.tape
+        n = tape[0].shape[0]
+        steps = 0
+        start = time.perf_counter()
+        deadline = start + seconds
+        while time.perf_counter() < deadline:
+            for _ in range(16):
+                step(tape[self.k])
+                self.k = (self.k + 1) % len(tape)
+                steps += n
+        return steps, time.perf_counter() - start
+
+
+def bench_c_anchor(env_id: str, seconds: float, n: int) -> list[BenchRow]:
+    """The native vector env on one thread against the C anchor at ``n`` sub-envs, alternating:
+    the whole ``env.step`` and the bare ``step_all`` kernel call, each as a ratio to the C step
+    (one row skipped, with the reason, when the anchor cannot be built)."""
+    from hiddengrid.bench_anchor import AnchorUnavailable, load_anomaly_mapping
+
+    label = f"C anchor N={n}"
+    try:
+        engine = load_anomaly_mapping(n)
+    except AnchorUnavailable as exc:
+        return [BenchRow(env_id, label, 0.0, num_threads=1, note=f"skipped: {exc}")]
+    env = gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point", num_threads=1)
+    env.reset(seed=0)
+    engine.reset(0)
+    policy = RandomPolicy(env, n, 0)
+    tape = [policy.batch().copy() for _ in range(ANCHOR_TAPE)]
+    # The bare kernel steps its own batch, so that the env's episodes are not disturbed.
+    kernel_env = gym.make_vec(
+        env_id, num_envs=n, vectorization_mode="vector_entry_point", num_threads=1
+    )
+    kernel_env.reset(seed=0)
+    batch = kernel_env.unwrapped.batch
+    step_all = batch.definition.step_all
+    args = batch._step_args
+
+    def kernel_step(actions: np.ndarray) -> None:
+        step_all(actions, *args)
+
+    runs = [TapeRun(env.step, tape), TapeRun(kernel_step, tape), TapeRun(engine.step, tape)]
+    whole, bare, c = best_of_alternating(runs, 3 * seconds)
+    env.close()
+    kernel_env.close()
+    return [
+        BenchRow(env_id, label, c, num_threads=1, ratio_to_c_anchor=1.0),
+        BenchRow(env_id, f"env.step N={n}", whole, num_threads=1, ratio_to_c_anchor=whole / c),
+        BenchRow(env_id, f"step_all N={n}", bare, num_threads=1, ratio_to_c_anchor=bare / c),
+    ]
+
+
 def minigrid_run() -> SingleRun | None:
     """MiniGrid-Empty-8x8 through ``gymnasium.make``, or ``None`` when MiniGrid is absent."""
     try:
@@ -286,10 +359,13 @@ def run_bench(
     sizes: tuple[int, ...],
     threads_n: int = 4096,
     scaling: tuple[int, ...] = (),
+    anchor_n: int = 4096,
 ) -> list[BenchRow]:
     """Rows per env: the single env (with its MiniGrid ratio), ``SyncVectorEnv`` x8, the
     native vector env at each of ``sizes`` (default thread count), then one thread against
-    every usable core at ``threads_n`` sub-envs (0 skips it) and at each of ``scaling``."""
+    every usable core at ``threads_n`` sub-envs (0 skips it) and at each of ``scaling``, then
+    for AnomalyMapping the C anchor, ``env.step`` and ``step_all`` at ``anchor_n`` sub-envs
+    on one thread (0 skips them)."""
     rows: list[BenchRow] = []
     minigrid = minigrid_run()
     if minigrid is not None:
@@ -307,9 +383,12 @@ def run_bench(
         if threads > 1:
             for n in dict.fromkeys(((threads_n,) if threads_n else ()) + tuple(scaling)):
                 env_rows += _measured(bench_threads, env_id, seconds, n, threads)
+        if anchor_n and env_id == ANCHOR_ENV_ID:
+            env_rows += _measured(bench_c_anchor, env_id, seconds, anchor_n)
         sync = env_rows[1].steps_per_second
         for row in env_rows:
-            row.ratio_to_sync = row.steps_per_second / sync
+            if row.note is None:
+                row.ratio_to_sync = row.steps_per_second / sync
         rows += env_rows
     return rows
 
@@ -324,13 +403,29 @@ def format_table(rows: list[BenchRow]) -> str:
         f"{'reset us':>9} {'x 1 thread':>10} {'x MiniGrid':>10}"
     )
     lines = [head, "-" * len(head)]
+    anchor = []
     for row in rows:
+        if row.note is not None:
+            lines.append(f"{row.env_id:<36} {row.config:<26} {row.note}")
+            continue
+        if row.ratio_to_c_anchor is not None and not row.config.startswith("C anchor"):
+            anchor.append(row)
         reset = f"{row.reset_us:9.2f}" if row.reset_us is not None else f"{'':>9}"
         threads = f"{row.num_threads:>7}" if row.num_threads is not None else f"{'':>7}"
         lines.append(
             f"{row.env_id:<36} {row.config:<26} {threads} {row.steps_per_second:>14,.0f} "
             f"{row.ratio_to_sync:>8.1f} {reset} {_ratio(row.ratio_to_one_thread, 10)} "
             f"{_ratio(row.ratio_to_minigrid, 10)}"
+        )
+    for row in anchor:
+        what = (
+            "whole vector step (action check, kernel, observation copy, info)"
+            if row.config.startswith("env.step")
+            else "bare Numba kernel call (step_all, preallocated arrays)"
+        )
+        lines.append(
+            f"x C anchor {row.ratio_to_c_anchor:.2f}: {row.env_id} {row.config}, one thread, "
+            f"{what} / hand-written C step"
         )
     if max_threads() == 1:
         lines.append("threads: this process may use one core only; no threads comparison")

@@ -537,6 +537,14 @@ def add_bench(sub: Any) -> None:
         metavar="N",
         help="also compare one thread with all cores at these numbers of sub-envs",
     )
+    p.add_argument(
+        "--anchor-n",
+        type=nonnegative_int,
+        default=4096,
+        metavar="N",
+        help="sub-envs for AnomalyMapping's one-thread comparison with the hand-written C "
+        "anchor (needs a C compiler; 0 skips it; default 4096)",
+    )
     json_option(p)
     p.add_argument(
         "--llm",
@@ -589,6 +597,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         tuple(dict.fromkeys(args.sizes)),
         args.threads_n,
         tuple(dict.fromkeys(args.scaling)),
+        args.anchor_n,
     )
     print(format_table(rows))
     if args.json:

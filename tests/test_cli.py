@@ -61,14 +61,31 @@ def test_bench_reports_every_configuration(capsys, tmp_path):
     from hiddengrid.core.kernel import max_threads
 
     out = tmp_path / "bench.json"
+    from hiddengrid.bench_anchor import find_compiler
+
     args = ["--seconds", "0.05", "--sizes", "1", "16", "--threads-n", "32", "--json", str(out)]
-    main(["bench", "--env", ID, *args])
+    main(["bench", "--env", ID, *args, "--anchor-n", "32"])
     text = capsys.readouterr().out
     assert "SyncVectorEnv" in text and "native vector N=16" in text
     rows = json.loads(out.read_text())
     # The threads rows (one thread, then every usable core) exist where there are two cores.
     threaded = max_threads() > 1
+    # Then AnomalyMapping's C anchor rows: the C step, env.step and step_all (one skipped row,
+    # with its reason, without a C compiler).
+    anchor = rows[4 + 2 * threaded :]
+    rows = rows[: 4 + 2 * threaded]
     assert len(rows) == 4 + 2 * threaded and all(r["steps_per_second"] > 0 for r in rows)
+    if find_compiler() is None:
+        assert len(anchor) == 1 and anchor[0]["note"].startswith("skipped: no C compiler")
+        assert "skipped: no C compiler" in text
+    else:
+        assert [r["config"] for r in anchor] == ["C anchor N=32", "env.step N=32", "step_all N=32"]
+        assert all(r["steps_per_second"] > 0 and r["num_threads"] == 1 for r in anchor)
+        c = anchor[0]["steps_per_second"]
+        assert [r["ratio_to_c_anchor"] for r in anchor] == pytest.approx(
+            [1.0, anchor[1]["steps_per_second"] / c, anchor[2]["steps_per_second"] / c]
+        )
+        assert text.count("x C anchor") == 2 and "bare Numba kernel call" in text
     assert next(r for r in rows if "Sync" in r["config"])["ratio_to_sync"] == 1.0
     assert rows[0]["reset_us"] > 0
     assert [r["num_threads"] for r in rows[2:4]] == [1, 1]  # N=1 and 16: below the threshold
