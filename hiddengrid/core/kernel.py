@@ -77,6 +77,13 @@ ENVS_PER_THREAD = 512
 _TWINS: dict[Any, Any] = {}
 
 
+def python_body(function: Any) -> Any:
+    """The plain Python function behind a compiled one (the function itself where JIT is
+    disabled): for offline tools that reuse a kernel's rule many times from Python, where a
+    compiled call per use would cost more than the rule."""
+    return getattr(function, "py_func", function)
+
+
 def parallel_twin(dispatcher: Any) -> Any:
     """The ``parallel=True`` compilation of a kernel (made once, cached on disk like it).
 

@@ -110,7 +110,7 @@ def step_info(batch: Batch, i: int) -> dict[str, Any]:
     # was most of a single-env step's info cost).
     fields = batch.fields
     return {
-        "reward_terms": dict(zip(REWARD_TERMS, fields["terms"][i].tolist(), strict=False)),
+        "reward_terms": dict(zip(REWARD_TERMS, fields["terms"][i].tolist(), strict=True)),
         "metrics": {name: fields[name].item(i) for name in METRICS},
         "action_mask": fields["mask"][i].copy(),
     }

@@ -71,6 +71,20 @@ def seam_position(seams: np.ndarray, i: int, r: int, c: int) -> int:
 
 
 @inline
+def paint_seam(seams: np.ndarray, i: int, orient: int, index: int, forward: bool) -> None:
+    """One seam across the whole grid: row ``index`` pulling east (``forward``) or west when
+    ``orient`` is 0, column ``index`` pulling south or north when 1; a cell already on a seam
+    keeps the first seam's pull."""
+    for k in range(GRID):
+        if orient == 0:
+            r, c, d = index, k, EAST if forward else WEST
+        else:
+            r, c, d = k, index, SOUTH if forward else NORTH
+        if seams[i, r, c] == 0:
+            seams[i, r, c] = d
+
+
+@inline
 def draw_seams(rng: np.ndarray, i: int, seams: np.ndarray) -> None:
     seams[i, :, :] = 0
     count = MIN_SEAMS + below(rng, i, MAX_SEAMS - MIN_SEAMS + 1)
@@ -86,13 +100,21 @@ def draw_seams(rng: np.ndarray, i: int, seams: np.ndarray) -> None:
         used_orient = orient
         used_index = index
         drawn += 1
-        for k in range(GRID):
-            if orient == 0:
-                r, c, d = index, k, EAST if forward else WEST
-            else:
-                r, c, d = k, index, SOUTH if forward else NORTH
-            if seams[i, r, c] == 0:
-                seams[i, r, c] = d
+        paint_seam(seams, i, orient, index, forward)
+
+
+@inline
+def fault_direction(diagonal: int) -> tuple[int, int]:
+    """The (row, col) signs of diagonal 0..3: SE, SW, NE, NW."""
+    return (1 if diagonal < 2 else -1), (1 if diagonal % 2 == 0 else -1)
+
+
+@inline
+def fault_step(r: int, c: int, dr: int, dc: int, bend: int) -> tuple[int, int]:
+    """The next cell of a crack running along diagonal (dr, dc): bend 0 goes with the diagonal,
+    1 along its row axis (rows only), 2 along its column axis (columns only). A crooked line,
+    so no fixed set of cells taps it in many episodes."""
+    return r + (0 if bend == 2 else dr), c + (0 if bend == 1 else dc)
 
 
 @inline
@@ -101,18 +123,12 @@ def draw_fault(rng: np.ndarray, i: int, seams: np.ndarray, faults: np.ndarray) -
         faults[i, :, :] = 0
         r = below(rng, i, GRID)
         c = below(rng, i, GRID)
-        diagonal = below(rng, i, 4)
-        dr = 1 if diagonal < 2 else -1
-        dc = 1 if diagonal % 2 == 0 else -1
+        dr, dc = fault_direction(below(rng, i, 4))
         length = FAULT_MIN_LEN + below(rng, i, FAULT_MAX_LEN - FAULT_MIN_LEN + 1)
         cells = 0
         for k in range(length):
             if k > 0:
-                # Each step of the crack runs with the diagonal or along one of its two axes:
-                # a crooked line, so no fixed set of cells taps it in many episodes.
-                bend = below(rng, i, FAULT_BENDS)
-                r += 0 if bend == 2 else dr
-                c += 0 if bend == 1 else dc
+                r, c = fault_step(r, c, dr, dc, below(rng, i, FAULT_BENDS))
             if not (0 <= r < GRID and 0 <= c < GRID):
                 cells = -1
                 break

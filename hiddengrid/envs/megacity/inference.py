@@ -21,9 +21,9 @@ from itertools import product
 import gymnasium as gym
 import numpy as np
 
+from hiddengrid.core.kernel import python_body
+from hiddengrid.envs.megacity import generator
 from hiddengrid.envs.megacity.constants import (
-    DIR_COL,
-    DIR_ROW,
     EAST,
     FAULT_BENDS,
     FAULT_MAX_LEN,
@@ -42,29 +42,18 @@ from hiddengrid.envs.megacity.constants import (
 )
 
 ENV_ID = "hiddengrid/Megacity-v0"
+# The generator's own rules, run as plain Python: the enumeration calls them many thousand times.
+paint_seam = python_body(generator.paint_seam)
+seam_position = python_body(generator.seam_position)
+fault_direction = python_body(generator.fault_direction)
+fault_step = python_body(generator.fault_step)
 
 
 def _seam_grid(lines: tuple[tuple[int, int, bool], ...]) -> np.ndarray:
-    seams = np.zeros((GRID, GRID), dtype=np.int64)
+    seams = np.zeros((1, GRID, GRID), dtype=np.int64)
     for orient, index, forward in lines:
-        for k in range(GRID):
-            if orient == 0:
-                r, c, d = index, k, EAST if forward else WEST
-            else:
-                r, c, d = k, index, SOUTH if forward else NORTH
-            if seams[r, c] == 0:
-                seams[r, c] = d
-    return seams
-
-
-def _seam_position(seams: np.ndarray, r: int, c: int) -> int:
-    d = seams[r, c]
-    k = 0
-    rr, cc = r - DIR_ROW[d], c - DIR_COL[d]
-    while 0 <= rr < GRID and 0 <= cc < GRID and seams[rr, cc] != 0:
-        k += 1
-        rr, cc = rr - DIR_ROW[d], cc - DIR_COL[d]
-    return k
+        paint_seam(seams, 0, orient, index, forward)  # the generator's own rule
+    return seams[0]
 
 
 @lru_cache(maxsize=1)
@@ -104,7 +93,7 @@ def base_maps() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         for k, g in enumerate(grids):
             load = np.array(
                 [
-                    [_seam_position(g, r, c) if g[r, c] else 0 for c in range(GRID)]
+                    [seam_position(g[None], 0, r, c) if g[r, c] else 0 for c in range(GRID)]
                     for r in range(GRID)
                 ]
             )
@@ -134,17 +123,13 @@ def fault_prior(seam_key: bytes) -> dict[frozenset, float]:
     for r in range(GRID):
         for c in range(GRID):
             for diagonal in range(4):
-                dr = 1 if diagonal < 2 else -1
-                dc = 1 if diagonal % 2 == 0 else -1
+                dr, dc = fault_direction(diagonal)
                 for length in range(FAULT_MIN_LEN, FAULT_MAX_LEN + 1):
                     weight = 1.0 / FAULT_BENDS ** (length - 1)
                     for bends in product(range(FAULT_BENDS), repeat=length - 1):
                         path = [(r, c)]
                         for bend in bends:
-                            pr, pc = path[-1]
-                            path.append(
-                                (pr + (0 if bend == 2 else dr), pc + (0 if bend == 1 else dc))
-                            )
+                            path.append(fault_step(*path[-1], dr, dc, bend))
                         if not all(0 <= pr < GRID and 0 <= pc < GRID for pr, pc in path):
                             continue
                         cells = frozenset(p for p in path if seams[p] == 0)
