@@ -12,12 +12,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import gymnasium as gym
-import numpy as np
-
 import hiddengrid  # noqa: F401  (registers the ids)
-from hiddengrid.envs.megacity.agents import AGENTS
 from hiddengrid.envs.megacity.env import ENV_ID
+from hiddengrid.record import play_recorded
 
 PICTURES = (  # file, agent, seed, frame (after that many actions; -1: the last)
     ("megacity_heuristic.png", "heuristic", 11, 18),
@@ -26,28 +23,11 @@ PICTURES = (  # file, agent, seed, frame (after that many actions; -1: the last)
 )
 
 
-def frames(agent_name: str, seed: int) -> list[np.ndarray]:
-    """Every frame of an agent's first episode on seed ``seed``."""
-    venv = gym.make_vec(
-        ENV_ID, num_envs=1, vectorization_mode="vector_entry_point", render_mode="rgb_array"
-    )
-    agent = AGENTS[agent_name](venv.unwrapped, seed=0)
-    obs, _ = venv.reset(seed=seed)
-    out = [venv.render()[0]]
-    starts = np.ones(1, dtype=bool)
-    while True:
-        obs, _, terminated, _, _ = venv.step(agent.act(obs, starts))
-        starts[:] = False
-        out.append(venv.render()[0])
-        if terminated[0]:
-            return out
-
-
 def main(out_dir: str = "docs/images") -> None:
     from PIL import Image
 
     for name, agent, seed, frame in PICTURES:
-        shots = frames(agent, seed)
+        shots = play_recorded(ENV_ID, agent, seed).frames
         Image.fromarray(shots[min(frame, len(shots) - 1)]).save(Path(out_dir) / name)
         print(f"{name}: {agent} on seed {seed}, frame {frame} of {len(shots) - 1}")
 
