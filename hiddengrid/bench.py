@@ -435,9 +435,3 @@ def format_table(rows: list[BenchRow]) -> str:
             f"no ratio to {MINIGRID_ID}"
         )
     return "\n".join(lines)
-
-
-def main_for(*env_ids: str, seconds: float = 1.0) -> None:
-    """The ``python -m hiddengrid.envs.<env>.bench`` speed check: ``hiddengrid bench`` for
-    these ids (a benchmark to read, never a timed test)."""
-    print(format_table(run_bench(list(env_ids), seconds, (1, 64, 4096))))

@@ -4,9 +4,9 @@ import ast
 import collections
 import inspect
 
+from hiddengrid.design.field_cipher.make_codebook import make_codebook
 from hiddengrid.envs import field_cipher
 from hiddengrid.envs.field_cipher import CODEBOOK, constants
-from hiddengrid.envs.field_cipher.make_codebook import make_codebook
 
 
 def test_codebook_is_a_tuple_of_81_two_bit_values():

@@ -11,7 +11,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from hiddengrid.envs.megacity import calibration, inference, redteam
+from hiddengrid.design.megacity import calibration, inference, redteam
 from hiddengrid.envs.megacity.agents import AGENTS
 from hiddengrid.envs.megacity.constants import GRID, OVERBURDEN_STEP, STRESS_BASE
 from hiddengrid.envs.megacity.env import ENV_ID

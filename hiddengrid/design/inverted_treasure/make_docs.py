@@ -1,6 +1,6 @@
 """Builds the pictures and numbers of InvertedTreasure's docs page (run offline):
 
-    python -m hiddengrid.envs.inverted_treasure.make_docs [out_dir] [evaluate: yes|no]
+    python -m hiddengrid.design.inverted_treasure.make_docs [out_dir] [evaluate: yes|no]
 
 Writes inverted_treasure_base.png and inverted_treasure_scout.png (the fair heuristic of each
 variant part-way through the same level), inverted_treasure_base_end.png and

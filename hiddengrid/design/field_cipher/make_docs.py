@@ -1,6 +1,6 @@
 """Builds the pictures and numbers of FieldCipher's docs page (run offline):
 
-    python -m hiddengrid.envs.field_cipher.make_docs [out_dir]
+    python -m hiddengrid.design.field_cipher.make_docs [out_dir]
 
 Writes field_cipher_blocks.png (the block layout), field_cipher_learning.png (the table
 learner's success curve) and prints the agents' scores over 10,000 seeded episodes per level.

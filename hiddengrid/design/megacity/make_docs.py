@@ -1,6 +1,6 @@
 """Builds the pictures of Megacity's docs page (run offline):
 
-    python -m hiddengrid.envs.megacity.make_docs [out_dir]
+    python -m hiddengrid.design.megacity.make_docs [out_dir]
 
 Writes megacity_heuristic.png (the fair expert after 18 steps of seed 11), megacity_start.png
 (the expert after its research and scan on seed 7) and megacity_oracle_end.png (the oracle's

@@ -1,7 +1,7 @@
 """Offline generator of FieldCipher's ``CODEBOOK`` literal (run once; the literal is pasted into
 ``constants.py`` and never regenerated at import).
 
-    python -m hiddengrid.envs.field_cipher.make_codebook
+    python -m hiddengrid.design.field_cipher.make_codebook
 
 Constraints: 81 patterns, indexed ``27*tl + 9*tr + 3*bl + br``, each mapped to
 a 2-bit value; 20 or 21 patterns per value; for each value at least two patterns whose right

@@ -1,7 +1,7 @@
 """The calibration of the docs page: every agent and red-team policy (win rate with its 95 %
 Wilson interval, mean return), the step-0 inference check and the design targets.
 
-``python -m hiddengrid.envs.megacity.calibration 10000`` prints the whole table.
+``python -m hiddengrid.design.megacity.calibration 10000`` prints the whole table.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import gymnasium as gym
 import numpy as np
 
-from hiddengrid.envs.megacity import redteam
+from hiddengrid.design.megacity import redteam
+from hiddengrid.design.megacity.inference import step0_naming_rates
 from hiddengrid.envs.megacity.agents import AGENTS
 from hiddengrid.envs.megacity.constants import AIR_MAX, AIR_START, T_AIR_GAIN, T_INTEGRITY_GAIN
-from hiddengrid.envs.megacity.inference import step0_naming_rates
 from hiddengrid.evaluate import wilson_interval
 
 ENV_ID = "hiddengrid/Megacity-v0"

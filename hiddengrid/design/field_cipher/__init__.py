@@ -1,0 +1,1 @@
+"""Design tools for the field_cipher env (see ``hiddengrid.design``)."""

@@ -1,0 +1,1 @@
+"""Design tools for the inverted_treasure env (see ``hiddengrid.design``)."""

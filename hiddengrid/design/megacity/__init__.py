@@ -1,0 +1,1 @@
+"""Design tools for the megacity env (see ``hiddengrid.design``)."""

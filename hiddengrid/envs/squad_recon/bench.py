@@ -1,7 +1,0 @@
-"""Speed check: ``python -m hiddengrid.envs.squad_recon.bench``, the same as
-``hiddengrid bench --env ...``: steps per second against Gymnasium's SyncVectorEnv, same run."""
-
-from hiddengrid.bench import main_for
-
-if __name__ == "__main__":
-    main_for("hiddengrid/SquadRecon-v0")
