@@ -80,10 +80,8 @@ class RandomPolicy:
         self.rng = np.random.default_rng(seed)
         space = getattr(self.base, "single_action_space", self.base.action_space)
         self.space = space
-        self.masked = hasattr(self.base, "action_masks")
         self.sub_envs = [e.unwrapped for e in getattr(self.base, "envs", [])]  # SyncVectorEnv
-        if self.sub_envs and hasattr(self.sub_envs[0], "action_masks"):
-            self.masked = True
+        self.masked = (self.sub_envs[0] if self.sub_envs else self.base).definition.masked
         threads = 1 if self.sub_envs else int(getattr(self.base, "num_threads", 1))
         self.threads = threads if self.masked else 1
         self.streams = np.zeros(n, dtype=np.uint64)

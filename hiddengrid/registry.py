@@ -1,88 +1,57 @@
-"""The registered environment ids and where each one lives."""
+"""The registered environment ids and where each one lives.
+
+Each env package declares its own ids once, as ``REGISTRATIONS`` in its ``__init__``; this
+module only lists the packages, registers their ids with Gymnasium (string entry points, so
+nothing compiles on ``import hiddengrid``) and finds an id's definition.
+"""
 
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
 
 import gymnasium as gym
 
-from hiddengrid.core.definition import EnvDefinition
+from hiddengrid.core.definition import EnvDefinition, Registration
 
-# id -> (module, single env class, vector env class, extra kwargs)
-_ENTRIES: dict[str, tuple[str, str, str, dict]] = {
-    "hiddengrid/AnomalyMapping-v0": (
-        "hiddengrid.envs.anomaly_mapping.env",
-        "AnomalyMappingEnv",
-        "AnomalyMappingVectorEnv",
-        {},
-    ),
-    "hiddengrid/FieldCipher-v0": (
-        "hiddengrid.envs.field_cipher.env",
-        "FieldCipherEnv",
-        "FieldCipherVectorEnv",
-        {},
-    ),
-    "hiddengrid/InvertedTreasure-v0": (
-        "hiddengrid.envs.inverted_treasure.env",
-        "InvertedTreasureEnv",
-        "InvertedTreasureVectorEnv",
-        {"scout": False},
-    ),
-    "hiddengrid/InvertedTreasure-Scout-v0": (
-        "hiddengrid.envs.inverted_treasure.env",
-        "InvertedTreasureEnv",
-        "InvertedTreasureVectorEnv",
-        {"scout": True},
-    ),
-    "hiddengrid/SquadRecon-v0": (
-        "hiddengrid.envs.squad_recon.env",
-        "SquadReconEnv",
-        "SquadReconVectorEnv",
-        {},
-    ),
-    "hiddengrid/Megacity-v0": (
-        "hiddengrid.envs.megacity.env",
-        "MegacityEnv",
-        "MegacityVectorEnv",
-        {},
-    ),
-}
+ENV_PACKAGES: tuple[str, ...] = (
+    "anomaly_mapping",
+    "field_cipher",
+    "inverted_treasure",
+    "squad_recon",
+    "megacity",
+)
 
 
-def _module_exists(module: str) -> bool:
-    # An env whose module is not in this build (yet) is simply not registered.
-    relative = Path(*module.split(".")[1:]).with_suffix(".py")
-    return (Path(__file__).parent / relative).is_file()
+def _entries() -> dict[str, tuple[str, Registration]]:
+    entries: dict[str, tuple[str, Registration]] = {}
+    for package in ENV_PACKAGES:
+        name = f"hiddengrid.envs.{package}"
+        for registration in importlib.import_module(name).REGISTRATIONS:
+            entries[registration.id] = (f"{name}.env", registration)
+    return entries
 
 
-ENV_IDS: tuple[str, ...] = tuple(k for k, v in _ENTRIES.items() if _module_exists(v[0]))
+# id -> (the env module, its registration)
+_ENTRIES = _entries()
+ENV_IDS: tuple[str, ...] = tuple(_ENTRIES)
 
 
 def register_all() -> None:
-    for env_id in ENV_IDS:
-        module, single, vector, kwargs = _ENTRIES[env_id]
+    for env_id, (module, registration) in _ENTRIES.items():
         if env_id in gym.registry:
             continue
         gym.register(
             id=env_id,
-            entry_point=f"{module}:{single}",
-            vector_entry_point=f"{module}:{vector}",
-            kwargs=kwargs,
+            entry_point=f"{module}:{registration.single}",
+            vector_entry_point=f"{module}:{registration.vector}",
+            kwargs=dict(registration.kwargs),
         )
 
 
-def registered_definition(env_id: str) -> EnvDefinition | None:
-    """The definition registered under ``env_id`` (the module that holds it is imported), or
-    ``None`` for an id this build does not register."""
-    if env_id not in ENV_IDS:
-        return None
-    module, single, _, _ = _ENTRIES[env_id]
-    return getattr(importlib.import_module(module), single).definition
-
-
 def definition_of(env_id: str) -> EnvDefinition:
+    """The definition registered under ``env_id`` (its env module is imported); ``ValueError``
+    naming the registered ids for any other."""
     if env_id not in _ENTRIES:
         raise ValueError(f"unknown env id {env_id!r}; registered: {list(ENV_IDS)}")
-    module, single, _, _ = _ENTRIES[env_id]
-    return getattr(importlib.import_module(module), single).definition
+    module, registration = _ENTRIES[env_id]
+    return getattr(importlib.import_module(module), registration.single).definition

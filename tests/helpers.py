@@ -15,7 +15,7 @@ import hiddengrid  # noqa: F401  (registers the ids)
 def random_action(env: Any, rng: np.random.Generator) -> Any:
     """A legal action of a single env (respecting ``action_masks()`` where the env has one)."""
     base = env.unwrapped
-    if hasattr(base, "action_masks"):
+    if base.definition.masked:
         legal = np.flatnonzero(base.action_masks())
         return int(rng.choice(legal))
     space = base.action_space
@@ -29,7 +29,7 @@ def random_actions(venv: Any, rng: np.random.Generator) -> np.ndarray:
     base = venv.unwrapped if hasattr(venv, "unwrapped") else venv
     space = base.single_action_space
     n = base.num_envs
-    if hasattr(base, "action_masks"):
+    if base.definition.masked:
         masks = base.action_masks()
         return np.array([int(rng.choice(np.flatnonzero(m))) for m in masks], dtype=np.int64)
     if isinstance(space, spaces.Discrete):

@@ -31,7 +31,7 @@ def _legal(venv: Any, i: int, rng: np.random.Generator, masks: np.ndarray | None
 
 def _masks(venv: Any) -> np.ndarray | None:
     base = venv.unwrapped
-    return np.asarray(base.action_masks()) if hasattr(base, "action_masks") else None
+    return np.asarray(base.action_masks()) if base.definition.masked else None
 
 
 def _episodes(venv: Any, mode: AutoresetMode, steps: int) -> list[list[Any]]:

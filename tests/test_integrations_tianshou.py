@@ -30,7 +30,7 @@ def test_subproc_vector_env_plays_what_a_local_env_plays(env_id: str) -> None:
             actions = []
             for env in local:
                 base = env.unwrapped
-                if hasattr(base, "action_masks"):
+                if base.definition.masked:
                     actions.append(int(np.flatnonzero(base.action_masks())[0]))
                 else:
                     actions.append(np.zeros(base.action_space.shape, dtype=np.int64))

@@ -51,7 +51,7 @@ def test_gym_env_by_id_steps(env_id: str) -> None:
     td = env.reset()
     base = env._env.unwrapped
     for _ in range(5):
-        if hasattr(base, "action_masks"):
+        if base.definition.masked:
             action = int(np.flatnonzero(base.action_masks())[0])
             td["action"] = env.action_spec.encode(torch.tensor(action))
         else:

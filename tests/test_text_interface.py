@@ -72,7 +72,7 @@ def test_a_valid_answer_resets_the_invalid_count(env_id: str) -> None:
 
 def _first_legal_text(tenv: hiddengrid.TextEnv) -> str:
     base = tenv.base
-    if hasattr(base, "action_masks"):
+    if base.definition.masked:
         return tenv.format_action(int(np.flatnonzero(base.action_masks())[0]))
     space = base.action_space
     action = 0 if space.shape == () else np.zeros(space.shape, dtype=np.int64)

@@ -111,7 +111,7 @@ class RandomAgent(BatchAgent):
         super().__init__(env, seed)
         self.env = env
         self.space = env.single_action_space
-        self.masked = hasattr(env, "action_masks")
+        self.masked = env.unwrapped.definition.masked
         if isinstance(self.space, spaces.Discrete):
             self.sizes = np.array([int(self.space.n)], dtype=np.int64)
         elif isinstance(self.space, spaces.MultiDiscrete):

@@ -11,10 +11,13 @@ import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from gymnasium import spaces
+
+from hiddengrid.core.mask import check_legal, step_info_with_mask, vector_info_with_mask
 
 if TYPE_CHECKING:
     from hiddengrid.core.batch import Batch
@@ -61,6 +64,10 @@ def _no_vector_info(batch: Batch) -> dict[str, Any]:
     return {}
 
 
+def _no_explanation(batch: Batch, i: int, action: int) -> str:
+    return "it is masked now; see action_masks() or info['action_mask']"
+
+
 def _outcome_success(outcome: str, episode_return: float) -> bool:
     return outcome == "success"
 
@@ -103,6 +110,11 @@ class EnvDefinition:
     vector_info: Callable[[Batch], dict[str, Any]] = _no_vector_info
     is_success: Callable[[str, float], bool] = _outcome_success
     extra_action_check: Callable[[Batch, np.ndarray], None] | None = None
+    # The bool field ``(actions,)`` per sub-env where the kernels write which actions are legal
+    # now, for an env that masks its actions (``hiddengrid.core.mask``); ``explain_masked``
+    # says why one action is masked for one sub-env, in a few words.
+    action_mask: str | None = None
+    explain_masked: Callable[[Batch, int, int], str] = _no_explanation
     text: Any = None  # the env's text module: rules_text, observation_text, parse_action...
     render_fps: int = 4
     # The default thread count gives each thread at least this many sub-envs. Envs whose step
@@ -112,23 +124,66 @@ class EnvDefinition:
     doc: str = ""
     notes: Mapping[str, Any] = field(default_factory=dict)
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Pickled by reference: the registered definition is re-resolved by id on load, so
-        # envs and batches pickle without their kernels or text module (modules do not pickle)
-        # and a copy shares the original's compiled kernels. An unregistered definition (a
-        # test's custom one) is rebuilt from its parts with the text module named, not held.
-        from hiddengrid.registry import registered_definition
+    @property
+    def masked(self) -> bool:
+        """Whether the env masks its actions (then ``action_masks()`` says which are legal)."""
+        return self.action_mask is not None
 
-        if registered_definition(self.id) is self:
-            return (registered_definition, (self.id,))
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled by reference: a definition made by ``from_modules`` is looked up again by id
+        # on load (its env module imported first), so envs and batches pickle without their
+        # kernels or text module (modules do not pickle) and a copy shares the original's
+        # compiled kernels. Any other definition (a test's custom one) is rebuilt from its
+        # parts with the text module named, not held.
+        home = _HOMES.get(self.id)
+        if home is not None and _BY_ID.get(self.id) is self:
+            return (_by_reference, (self.id, home))
         parts = {f.name: getattr(self, f.name) for f in dataclass_fields(self)}
         text = parts.pop("text")
         return (_rebuild, (parts, getattr(text, "__name__", None)))
 
 
+# Definitions made by ``from_modules``, by id, and the module that makes each one: what an
+# unpickled reference resolves to. The engine keeps this itself so that it never needs the
+# registry (which sits above it and knows ids, entry points and Gymnasium).
+_BY_ID: dict[str, EnvDefinition] = {}
+_HOMES: dict[str, str] = {}
+
+
+def _by_reference(env_id: str, home: str) -> EnvDefinition:
+    importlib.import_module(home)
+    return _BY_ID[env_id]
+
+
 def _rebuild(parts: dict[str, Any], text_module: str | None) -> EnvDefinition:
     text = importlib.import_module(text_module) if text_module is not None else None
     return EnvDefinition(text=text, **parts)
+
+
+@dataclass(frozen=True)
+class Registration:
+    """One Gymnasium id an env package registers (in its ``__init__``, the one place the id is
+    spelled): the names of its single and vector env classes in the package's ``env`` module
+    and the keyword arguments the id fixes."""
+
+    id: str
+    single: str
+    vector: str
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+
+def lazy_exports(package: str, names: Iterable[str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` for an env package that serves ``names`` from its ``env``
+    module on first use, so that reading the package's registrations (every
+    ``import hiddengrid``) does not import its kernels, agents and pictures."""
+    served = frozenset(names)
+
+    def __getattr__(name: str) -> Any:
+        if name in served:
+            return getattr(importlib.import_module(f"{package}.env"), name)
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    return __getattr__
 
 
 def from_modules(
@@ -144,7 +199,14 @@ def from_modules(
     """An env's definition from its modules, which follow the per-env file pattern
     (``docs/CONTRIBUTING_ENVS.md``): ``rules`` gives the fields and kernels, ``generator`` the
     scenario checks, ``render`` the pictures. ``parts`` are the remaining fields."""
-    return EnvDefinition(
+    if parts.get("action_mask") is not None:
+        # The engine serves a masked env's action check and its info's "action_mask".
+        parts.setdefault("extra_action_check", check_legal)
+        parts["step_info"] = partial(step_info_with_mask, parts.get("step_info", _no_info))
+        parts["vector_info"] = partial(
+            vector_info_with_mask, parts.get("vector_info", _no_vector_info)
+        )
+    definition = EnvDefinition(
         id=env_id,
         fields=rules.FIELDS,
         reset_done=rules.reset_done,
@@ -158,3 +220,9 @@ def from_modules(
         agents=agents,
         **parts,
     )
+    # The first definition made for an id is the one a pickled reference resolves to; its env
+    # module is the one that, by the package layout, made it.
+    if env_id not in _BY_ID:
+        _BY_ID[env_id] = definition
+        _HOMES[env_id] = f"{rules.__name__.rpartition('.')[0]}.env"
+    return definition

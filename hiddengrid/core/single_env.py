@@ -13,6 +13,7 @@ from hiddengrid.core.actions import check_single_action
 from hiddengrid.core.batch import Batch
 from hiddengrid.core.definition import EnvDefinition
 from hiddengrid.core.kernel import direct_entry
+from hiddengrid.core.mask import LegalActionSpace, action_masks
 from hiddengrid.core.options import parse_reset_options
 from hiddengrid.core.rng import check_seed, seed_array
 from hiddengrid.render.window import Window, pygame_available, require_pygame
@@ -60,6 +61,11 @@ class HiddenGridEnv(gym.Env):
         self.batch = Batch(self.definition, 1, config)
         self.observation_space = self.definition.observation_space(config)
         self.action_space = self.definition.action_space(config)
+        if self.definition.masked:
+            # sample() draws among the legal actions: a masked one would raise
+            self.action_space = LegalActionSpace(
+                int(self.action_space.n), legal=self.batch[self.definition.action_mask][0]
+            )
         self._build_fast_path()
         self._running = False
         self._seeded = False
@@ -219,6 +225,11 @@ class HiddenGridEnv(gym.Env):
         if not self._seeded and not self._running:
             raise RuntimeError("no episode yet: call reset() first")
         return self.batch.scenario(0)
+
+    def action_masks(self) -> np.ndarray:
+        """The actions legal now, bool, one entry per action (all of them where the env does
+        not mask its actions: ``definition.masked`` says whether it does)."""
+        return action_masks(self.batch, self.action_space)[0]
 
     @property
     def episode_running(self) -> bool:

@@ -33,6 +33,7 @@ from hiddengrid.core.actions import check_batch_actions, is_int_scalar
 from hiddengrid.core.batch import Batch
 from hiddengrid.core.definition import EnvDefinition
 from hiddengrid.core.kernel import kernel, prange, resolve_num_threads, run_on
+from hiddengrid.core.mask import action_masks
 from hiddengrid.core.options import parse_reset_options
 from hiddengrid.core.rng import check_seed, seed_array, seed_streams
 from hiddengrid.core.single_env import check_render_mode
@@ -296,6 +297,11 @@ class HiddenGridVectorEnv(VectorEnv):
         if self.render_mode == "rgb_array":
             return tuple(self.definition.render_rgb(self.batch, i) for i in range(self.num_envs))
         return None
+
+    def action_masks(self) -> np.ndarray:
+        """The actions legal now in every sub-env, ``(num_envs, width)`` bool (all of them
+        where the env does not mask its actions: ``definition.masked`` says whether it does)."""
+        return action_masks(self.batch, self.single_action_space)
 
     def get_scenario(self, i: int) -> dict[str, Any]:
         """The hidden scenario sub-env ``i`` is playing, as a JSON-serialisable dict."""

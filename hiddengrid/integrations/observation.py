@@ -20,7 +20,7 @@ from hiddengrid.core.flat import FlatEncoder, FlatVectorEnv, flat_space
 
 
 def has_masks(env: Any) -> bool:
-    return hasattr(env.unwrapped, "action_masks")
+    return env.unwrapped.definition.masked
 
 
 def mask_space(n: int) -> spaces.Box:

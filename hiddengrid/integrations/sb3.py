@@ -64,7 +64,8 @@ class HiddenGridVecEnv(VecEnv):
         self.venv.close()
 
     def action_masks(self) -> np.ndarray:
-        """Masks of every sub-env, shape ``(num_envs, n)`` (``AttributeError`` if unmasked)."""
+        """Masks of every sub-env, shape ``(num_envs, n)`` (all legal where the env does not
+        mask its actions)."""
         return np.asarray(self.engine.action_masks())
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:

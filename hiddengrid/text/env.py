@@ -60,7 +60,7 @@ class TextEnv:
         return self.text.rules_text(self.config)
 
     def _extra(self) -> dict[str, Any]:
-        if hasattr(self.base, "action_masks"):
+        if self.base.definition.masked:
             return {"mask": self.base.action_masks()}
         return {}
 

@@ -28,7 +28,7 @@ class TextPlayer:
             config=base.config,
             unwrapped=base,
         )
-        if hasattr(base, "action_masks"):
+        if base.definition.masked:
             view.action_masks = lambda: np.asarray(base.action_masks())[None]
         self.tenv = tenv
         self.agent = definition_of(tenv.env_id).agents[agent_name](view, seed=seed)

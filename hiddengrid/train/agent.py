@@ -45,7 +45,7 @@ class PPOAgent(BatchAgent):
             )
         self.nvec = action_nvec(env.single_action_space)
         self.discrete = isinstance(env.single_action_space, spaces.Discrete)
-        self.masked = hasattr(env, "action_masks")
+        self.masked = env.unwrapped.definition.masked
         self.memory = self.config.memory_across_episodes
         self.inputs = PolicyInput(self.encoder.size, self.nvec, self.memory, self.num_envs)
         self.state = self.model.initial_state(self.num_envs)

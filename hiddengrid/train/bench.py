@@ -43,7 +43,7 @@ def sb3(env_id: str, steps: int, matched: bool) -> tuple[float, dict[str, float]
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    masked = hasattr(gym.make(env_id).unwrapped, "action_masks")
+    masked = gym.make(env_id).unwrapped.definition.masked
     timer = {"env": 0.0}
 
     class TimedDummyVecEnv(DummyVecEnv):

@@ -130,7 +130,7 @@ class PPOTrainer:
         self.base = venv.unwrapped
         self.nvec = action_nvec(self.base.single_action_space)
         self.discrete = isinstance(self.base.single_action_space, gym.spaces.Discrete)
-        self.masked = hasattr(self.base, "action_masks")
+        self.masked = self.base.definition.masked
         self.inputs = PolicyInput(
             self.env.encoder.size, self.nvec, cfg.memory_across_episodes, cfg.num_envs
         )

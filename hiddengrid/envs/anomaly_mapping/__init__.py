@@ -1,10 +1,14 @@
-"""AnomalyMapping: find a hidden node by reading an electromagnetic field."""
+"""AnomalyMapping: find a hidden node by reading an electromagnetic field.
 
-from hiddengrid.envs.anomaly_mapping.env import (
-    DEFINITION,
-    ENV_ID,
-    AnomalyMappingEnv,
-    AnomalyMappingVectorEnv,
-)
+The package declares the ids it registers here; the env classes and the definition load
+from ``env`` on first use, so that ``import hiddengrid`` reads the ids without the kernels.
+"""
 
-__all__ = ["DEFINITION", "ENV_ID", "AnomalyMappingEnv", "AnomalyMappingVectorEnv"]
+from hiddengrid.core.definition import Registration, lazy_exports
+
+ENV_ID = "hiddengrid/AnomalyMapping-v0"
+
+REGISTRATIONS = (Registration(ENV_ID, "AnomalyMappingEnv", "AnomalyMappingVectorEnv"),)
+
+__getattr__ = lazy_exports(__name__, ("DEFINITION", "AnomalyMappingEnv", "AnomalyMappingVectorEnv"))
+__all__ = ["DEFINITION", "ENV_ID", "REGISTRATIONS", "AnomalyMappingEnv", "AnomalyMappingVectorEnv"]

@@ -11,11 +11,9 @@ from gymnasium import spaces
 from hiddengrid.core.definition import from_modules
 from hiddengrid.core.single_env import HiddenGridEnv
 from hiddengrid.core.vector_env import HiddenGridVectorEnv
-from hiddengrid.envs.anomaly_mapping import generator, render, rules, text
+from hiddengrid.envs.anomaly_mapping import ENV_ID, generator, render, rules, text
 from hiddengrid.envs.anomaly_mapping.agents import AGENTS
 from hiddengrid.envs.anomaly_mapping.constants import MAX_LEVEL, NUM_ACTIONS, OUTCOMES, STEP_BUDGET
-
-ENV_ID = "hiddengrid/AnomalyMapping-v0"
 
 
 def observation_space(config: Mapping[str, Any]) -> spaces.Dict:

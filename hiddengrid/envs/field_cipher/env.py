@@ -12,7 +12,7 @@ from hiddengrid.core.batch import Batch
 from hiddengrid.core.definition import from_modules, unexpected_keywords
 from hiddengrid.core.single_env import HiddenGridEnv
 from hiddengrid.core.vector_env import HiddenGridVectorEnv
-from hiddengrid.envs.field_cipher import generator, render, rules, text
+from hiddengrid.envs.field_cipher import ENV_ID, generator, render, rules, text
 from hiddengrid.envs.field_cipher.agents import AGENTS
 from hiddengrid.envs.field_cipher.constants import (
     EMPTY_SLOT,
@@ -26,7 +26,6 @@ from hiddengrid.envs.field_cipher.constants import (
     STEP_BUDGET,
 )
 
-ENV_ID = "hiddengrid/FieldCipher-v0"
 CONFIG_KEYS = ("level",)
 DEFAULT_LEVEL = 0
 

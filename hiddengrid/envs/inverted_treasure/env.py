@@ -12,7 +12,7 @@ from hiddengrid.core.batch import Batch
 from hiddengrid.core.definition import from_modules, unexpected_keywords
 from hiddengrid.core.single_env import HiddenGridEnv
 from hiddengrid.core.vector_env import HiddenGridVectorEnv
-from hiddengrid.envs.inverted_treasure import generator, render, rules, text
+from hiddengrid.envs.inverted_treasure import ENV_ID, SCOUT_ENV_ID, generator, render, rules, text
 from hiddengrid.envs.inverted_treasure.agents import AGENTS
 from hiddengrid.envs.inverted_treasure.constants import (
     GRID_SIZE,
@@ -22,9 +22,6 @@ from hiddengrid.envs.inverted_treasure.constants import (
     STEP_BUDGET,
     WINDOW_SIZE,
 )
-
-ENV_ID = "hiddengrid/InvertedTreasure-v0"
-SCOUT_ENV_ID = "hiddengrid/InvertedTreasure-Scout-v0"
 
 
 def configure(options: Mapping[str, Any]) -> dict[str, Any]:

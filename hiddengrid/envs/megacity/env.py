@@ -7,13 +7,12 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from numba import njit
 
 from hiddengrid.core.batch import Batch
 from hiddengrid.core.definition import from_modules
 from hiddengrid.core.single_env import HiddenGridEnv
 from hiddengrid.core.vector_env import HiddenGridVectorEnv
-from hiddengrid.envs.megacity import generator, render, rules, text
+from hiddengrid.envs.megacity import ENV_ID, generator, render, rules, text
 from hiddengrid.envs.megacity.actions import decode_action, encode_action
 from hiddengrid.envs.megacity.agents import AGENTS
 from hiddengrid.envs.megacity.constants import (
@@ -35,7 +34,6 @@ from hiddengrid.envs.megacity.constants import (
     WAIT,
 )
 
-ENV_ID = "hiddengrid/Megacity-v0"
 METRICS = ("integrity", "air", "power", "districts")
 
 
@@ -112,7 +110,6 @@ def step_info(batch: Batch, i: int) -> dict[str, Any]:
     return {
         "reward_terms": dict(zip(REWARD_TERMS, fields["terms"][i].tolist(), strict=True)),
         "metrics": {name: fields[name].item(i) for name in METRICS},
-        "action_mask": fields["mask"][i].copy(),
     }
 
 
@@ -126,35 +123,11 @@ def vector_info(batch: Batch) -> dict[str, Any]:
         "_reward_terms": every,
         "metrics": {name: batch[name].copy() for name in METRICS},
         "_metrics": every.copy(),
-        "action_mask": batch["mask"].copy(),
-        "_action_mask": every.copy(),
     }
 
 
-@njit(cache=True)
-def first_illegal(mask: np.ndarray, done: np.ndarray, actions: np.ndarray) -> int:
-    """The first sub-env whose action is masked (and that is not about to reset), or -1."""
-    for i in range(actions.shape[0]):
-        if not mask[i, actions[i]] and not done[i]:
-            return i
-    return -1
-
-
-def extra_action_check(batch: Batch, actions: np.ndarray) -> None:
-    """A masked action raises ``ValueError`` before anything changes (sub-envs about to be
-    autoreset ignore their action and are not checked)."""
-    if batch.n == 1:  # the single env: one lookup costs less than the compiled call
-        legal = batch.done.item(0) or batch.fields["mask"].item(0, actions.item(0))
-        i = -1 if legal else 0
-    else:
-        i = first_illegal(batch["mask"], batch.done, actions)
-    if i >= 0:
-        a = int(actions[i])
-        where = f" in sub-env {i}" if batch.n > 1 else ""
-        raise ValueError(
-            f"illegal action {a} {decode_action(a)}{where}: it is masked now; "
-            "see action_masks() or info['action_mask']"
-        )
+def explain_masked(batch: Batch, i: int, action: int) -> str:
+    return f"{decode_action(action)} is masked now; see action_masks() or info['action_mask']"
 
 
 def setup(batch: Batch) -> None:
@@ -181,33 +154,9 @@ DEFINITION = from_modules(
     step_info=step_info,
     vector_info=vector_info,
     is_success=is_success,
-    extra_action_check=extra_action_check,
+    action_mask="mask",
+    explain_masked=explain_masked,
 )
-
-
-class LegalActionSpace(spaces.Discrete):
-    """``Discrete(390)`` whose ``sample()`` with no mask draws among the actions legal now.
-
-    A masked action raises, so generic code that explores with ``env.action_space.sample()``
-    (Gymnasium's own ``check_env`` among it) would otherwise fail on most draws. It holds only
-    a view of the env's mask row (an array: no bound method, so it pickles); ``contains`` and
-    equality are those of ``Discrete(390)``.
-    """
-
-    def __init__(self, n: int, legal: np.ndarray | None = None, seed: int | None = None) -> None:
-        super().__init__(n, seed=seed)
-        self._legal = legal
-
-    def sample(self, mask: Any = None, *args: Any, **kwargs: Any) -> np.int64:
-        if mask is None and not args and not kwargs and self._legal is not None:
-            mask = self._legal.astype(np.int8)
-        return super().sample(mask, *args, **kwargs)
-
-    def __deepcopy__(self, memo: dict) -> spaces.Discrete:
-        # A copy stands alone: it samples like a plain Discrete, from a copy of the generator.
-        copied = spaces.Discrete(int(self.n), start=int(self.start))
-        copied.np_random.bit_generator.state = self.np_random.bit_generator.state
-        return copied
 
 
 class MegacityEnv(HiddenGridEnv):
@@ -301,14 +250,6 @@ class MegacityEnv(HiddenGridEnv):
 
     definition = DEFINITION
 
-    def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
-        super().__init__(render_mode=render_mode, **kwargs)
-        self.action_space = LegalActionSpace(NUM_ACTIONS, legal=self.batch["mask"][0])
-
-    def action_masks(self) -> np.ndarray:
-        """Legal actions now: ``(390,)`` bool."""
-        return self.batch["mask"][0].copy()
-
     @staticmethod
     def decode_action(action: int) -> tuple[Any, ...]:
         return decode_action(action)
@@ -322,10 +263,6 @@ class MegacityVectorEnv(HiddenGridVectorEnv):
     """N Megacity sub-envs in one batch; see :class:`MegacityEnv` for the rules."""
 
     definition = DEFINITION
-
-    def action_masks(self) -> np.ndarray:
-        """Legal actions of every sub-env now: ``(num_envs, 390)`` bool."""
-        return self.batch["mask"].copy()
 
     @staticmethod
     def decode_action(action: int) -> tuple[Any, ...]:

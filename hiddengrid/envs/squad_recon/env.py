@@ -11,7 +11,7 @@ from gymnasium import spaces
 from hiddengrid.core.definition import from_modules
 from hiddengrid.core.single_env import HiddenGridEnv
 from hiddengrid.core.vector_env import HiddenGridVectorEnv
-from hiddengrid.envs.squad_recon import generator, render, rules, text
+from hiddengrid.envs.squad_recon import ENV_ID, generator, render, rules, text
 from hiddengrid.envs.squad_recon.agents import AGENTS
 from hiddengrid.envs.squad_recon.constants import (
     ELIMINATED,
@@ -28,7 +28,6 @@ from hiddengrid.envs.squad_recon.constants import (
     UNEXPLORED,
 )
 
-ENV_ID = "hiddengrid/SquadRecon-v0"
 _LAST = GRID_SIZE - 1
 
 
