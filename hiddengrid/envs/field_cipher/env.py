@@ -11,6 +11,7 @@ from gymnasium import spaces
 from hiddengrid.core.batch import Batch
 from hiddengrid.core.definition import from_modules, unexpected_keywords
 from hiddengrid.core.single_env import HiddenGridEnv
+from hiddengrid.core.spec import spec_from_page
 from hiddengrid.core.vector_env import HiddenGridVectorEnv
 from hiddengrid.envs.field_cipher import ENV_ID, generator, render, rules, text
 from hiddengrid.envs.field_cipher.agents import AGENTS
@@ -115,65 +116,7 @@ DEFINITION = from_modules(
 
 
 class FieldCipherEnv(HiddenGridEnv):
-    """Decode a 4-character hex message hidden in a magnetic-field picture, then submit it.
-
-    ## Description
-    A static 9x9 grid of field cells (0 empty, 1 line segment, 2 intersection) is read as 25
-    2x2 blocks with stride 2, in raster order, as if padded with an empty 10th row and column
-    (block ``k`` covers rows ``2*(k//5)``, ``+1`` and cols ``2*(k%5)``, ``+1``). A block's
-    pattern (tl, tr, bl, br) is one of 81; a fixed hidden **codebook**, the same in every
-    episode and at every level, maps each pattern to a 2-bit value. Blocks 0..17 give a
-    36-bit sequence (block 0 first, high bit first); bits 0..15 are the message, hex character
-    ``i`` being bits ``4i..4i+3``; bits 16..35 are filler; blocks 18..24 encode nothing.
-    Each observation shows 4 distinct codebook entries as hints. The agent types 4 hex
-    characters into 4 slots with a cursor and finalizes; partial credit per right slot.
-
-    ## Action Space
-    ``Discrete(19)``
-
-    | Num   | Action        | Effect                                                        |
-    |-------|---------------|---------------------------------------------------------------|
-    | 0..15 | write 0..F    | write that digit into the slot under the cursor; cursor stays |
-    | 16    | cursor right  | cursor + 1, from slot 3 to slot 0                             |
-    | 17    | cursor left   | cursor - 1, from slot 0 to slot 3                             |
-    | 18    | finalize      | end the episode and score the slots                           |
-
-    ## Observation
-    ``Dict``: ``"grid"`` int8 ``(9, 9)`` 0/1/2, north-up, the same all episode; ``"hints"``
-    int8 ``(4, 5)``, each row ``tl, tr, bl, br, value``; ``"step"`` ``Discrete(41)`` actions
-    taken (0 at reset); ``"cursor"`` ``Discrete(4)`` (0 at reset); ``"slots"``
-    ``MultiDiscrete([17] * 4)``, a hex digit 0..15 or 16 for empty (all empty at reset).
-
-    ## Rewards
-    0 on every step but the last. On the last: 0.25 per slot holding the message's character
-    at that position (an empty slot scores nothing), so 0, 0.25, 0.5, 0.75 or 1.
-
-    ## Termination
-    Action 18 (``"submitted"``, also when it is the 40th action) or the 40th action
-    (``"timeout"``, the slots are scored as they stand). Episodes never truncate; the budget
-    is in the observation (``"step"``).
-
-    ## Info
-    On the final step: ``info["outcome"]`` (``"submitted"`` or ``"timeout"``) and
-    ``info["correct"]`` (0..4 right slots). A vector env reports both as arrays with the
-    ``"_outcome"`` / ``"_correct"`` masks. Success (for evaluation) is a return of 1.0.
-
-    ## Arguments
-    ``level``: 0..3 (default 0), how the grid looks, never what it means. Level 0 writes every
-    2-bit value with one canonical pattern and leaves blocks 18..24 empty; levels 1, 2, 3 use
-    3, 8 and all 20-21 equivalent patterns per value (blocks 4, 9, 14 use only patterns whose
-    right column is empty) and add more decorative segments and intersections in blocks
-    18..24. ``render_mode``: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (needs
-    pygame).
-
-    ## Scenario
-    ``{"grid": 9x9 of 0/1/2, "message": "3F0A" (4 upper-case hex characters), "hints": 4x5}``;
-    replay with ``reset(options={"scenario": ...})``. A grid whose first 16 decoded bits do not
-    spell the message, or a hint that is not a codebook entry, is a ``ValueError``.
-
-    ## Registered Configurations
-    ``hiddengrid/FieldCipher-v0`` (``gymnasium.make("hiddengrid/FieldCipher-v0", level=L)``)
-    """
+    __doc__ = spec_from_page("hiddengrid.envs.field_cipher")
 
     definition = DEFINITION
 
