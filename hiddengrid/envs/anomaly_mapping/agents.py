@@ -104,9 +104,10 @@ BOX = 2 * (3 + PLAN_DEPTH) + 1  # tiles a plan can touch, around the agent
 
 
 @njit(cache=True)
-def _step_ok(tiles, bounds, i, r, c, d, facing):
+def _step_ok(tiles, bounds, i, r, c, d, facing, exact):
     """Whether a planned move from local tile (r, c) in direction ``d``, facing ``facing``,
-    may be taken, and its chance of going through (1 known free, 0.8 unknown, 0 refused)."""
+    may be taken, and its chance of going through (1 known free, 0.8 unknown, 0 refused).
+    ``exact``: the agent is told its position, so a straight move can be read too."""
     tr = r + DIR_ROW[d]
     tc = c + DIR_COL[d]
     if not (0 <= tr < LOCAL and 0 <= tc < LOCAL) or tiles[i, tr, tc] == BLOCKED:
@@ -118,7 +119,7 @@ def _step_ok(tiles, bounds, i, r, c, d, facing):
         return 0.0  # off the grid for sure
     if tiles[i, tr, tc] == FREE:
         return 1.0
-    if d == facing:
+    if d == facing and not exact:
         return 0.0  # its outcome could not be read
     return UNKNOWN_FREE
 
@@ -142,7 +143,7 @@ def _marginal(mass, keep, keep_out, br, bc):
 
 
 @njit(cache=True)
-def _plan(belief, bounds, tiles, i, r0, c0, facing, mass, keeps, path):
+def _plan(belief, bounds, tiles, i, r0, c0, facing, exact, mass, keeps, path):
     """The first move of the best plan of ``PLAN_DEPTH`` moves: the plan (d1, d2, d3) is worth
     q1 (g1 + q2 (g2 + q3 g3)), with q a move's chance of going through and g the belief its
     window rules out beyond the earlier ones. The plans are walked in order, recomputing only
@@ -174,7 +175,7 @@ def _plan(belief, bounds, tiles, i, r0, c0, facing, mass, keeps, path):
                 continue  # the plan stopped at an earlier move
             r = int(path[lvl, 0])
             c = int(path[lvl, 1])
-            q = _step_ok(tiles, bounds, i, r, c, d, int(path[lvl, 2]))
+            q = _step_ok(tiles, bounds, i, r, c, d, int(path[lvl, 2]), exact)
             if q == 0.0:
                 continue
             nr = r + DIR_ROW[d]
@@ -216,7 +217,7 @@ def _extend(bounds, i, r, c):
 @njit(cache=True)
 def heuristic_act(
     view, facing, starts, pos, bounds, tiles, belief, last_move, last_facing, last_view, out,
-    blockeds, masses, keepss, paths,
+    blockeds, masses, keepss, paths, exact, true_pos, true_start,
 ):  # fmt: skip
     """Dead-reckoning coverage. The agent keeps its position relative to its start tile and a
     map of tiles it walked (free) or bumped into (blocked): a move that turns the agent's facing
@@ -225,8 +226,12 @@ def heuristic_act(
     an all-zero window has not ruled out, within the grid the walked span allows) it takes the
     move whose window rules out the most, pulled towards the remaining mass when nothing is near.
     Once the window reads a non-zero level it climbs the field; it marks where the centre reads
-    2 or more, which is always right. The last four arrays are thread scratch
-    (``hiddengrid.core.kernel.thread_scratch``), written in full before they are read."""
+    2 or more, which is always right. The four arrays after ``out`` are thread scratch
+    (``hiddengrid.core.kernel.thread_scratch``), written in full before they are read.
+
+    ``exact`` (not fair: the reference below the heuristic) tells the same planner where it is:
+    ``true_pos`` is the agent's tile now, ``true_start`` (written here) the one it started on,
+    so the grid's edges are known and a straight move can be read like any other."""
     for i in prange(out.shape[0]):
         t = get_thread_id()
         blocked = blockeds[t]
@@ -245,6 +250,24 @@ def heuristic_act(
                     tiles[i, r, c] = UNKNOWN
                     belief[i, r, c] = 1.0
             last_move[i] = NO_MOVE
+            if exact:
+                true_start[i, 0] = true_pos[i, 0]
+                true_start[i, 1] = true_pos[i, 1]
+                # Local tile ORIGIN + (true - start): rows and columns 0..14 of the grid are
+                # ORIGIN - start .. ORIGIN - start + 14, the span _on_grid then allows exactly.
+                bounds[i, 0] = ORIGIN - true_start[i, 0]
+                bounds[i, 1] = bounds[i, 0] + SPAN
+                bounds[i, 2] = ORIGIN - true_start[i, 1]
+                bounds[i, 3] = bounds[i, 2] + SPAN
+        elif exact:
+            if last_move[i] != NO_MOVE:
+                tr = ORIGIN + true_pos[i, 0] - true_start[i, 0]
+                tc = ORIGIN + true_pos[i, 1] - true_start[i, 1]
+                if tr == pos[i, 0] and tc == pos[i, 1]:
+                    d = last_move[i]
+                    tiles[i, pos[i, 0] + DIR_ROW[d], pos[i, 1] + DIR_COL[d]] = BLOCKED
+                pos[i, 0] = tr
+                pos[i, 1] = tc
         elif last_move[i] != NO_MOVE:
             d = last_move[i]
             tr = pos[i, 0] + DIR_ROW[d]
@@ -283,7 +306,7 @@ def heuristic_act(
         if direction == NO_MOVE:
             if view[i, 1, 1] == 0:  # nothing in sight (a climb never stops on a lit tile)
                 _rule_out(belief, i, r0, c0)
-            direction = _plan(belief, bounds, tiles, i, r0, c0, facing[i], mass, keeps, path)
+            direction = _plan(belief, bounds, tiles, i, r0, c0, facing[i], exact, mass, keeps, path)
             if direction == NO_MOVE:  # boxed in: turn, so the next move can be read
                 out[i] = ROTATE_RIGHT
                 last_move[i] = NO_MOVE
@@ -297,10 +320,14 @@ class FieldSweepAgent(BatchAgent):
 
     name = "heuristic"
     description = "dead-reckoning coverage over a belief of where the node can be, then climbs"
+    exact = False
 
     def __init__(self, env: Any, seed: int = 0) -> None:
         super().__init__(env, seed)
         n = self.num_envs
+        # Read only by the exact-position reference; the fair agent gets placeholders.
+        self.batch = env.batch if self.exact else None
+        self.true_start = np.zeros((n, 2), dtype=np.int64)
         self.pos = np.zeros((n, 2), dtype=np.int64)
         self.bounds = np.zeros((n, 4), dtype=np.int64)
         self.tiles = np.zeros((n, LOCAL, LOCAL), dtype=np.int8)
@@ -333,8 +360,21 @@ class FieldSweepAgent(BatchAgent):
             self.mass,
             self.keeps,
             self.path,
+            self.exact,
+            self.batch["agent"] if self.exact else self.true_start,
+            self.true_start,
         )
         return self.actions.copy()
+
+
+class ExactPositionAgent(FieldSweepAgent):
+    """Not fair: the heuristic's planner told its exact tile every step (read from the hidden
+    state). It shows what position ambiguity and the unknown grid edges cost a fair agent."""
+
+    name = "exact-position"
+    reads_scenario = True
+    description = "the heuristic's planner told its exact position: knows the grid's edges"
+    exact = True
 
 
 @njit(cache=True)
@@ -402,4 +442,9 @@ class OracleAgent(BatchAgent):
         return self.actions.copy()
 
 
-AGENTS = {"random": RandomAgent, "heuristic": FieldSweepAgent, "oracle": OracleAgent}
+AGENTS = {
+    "random": RandomAgent,
+    "heuristic": FieldSweepAgent,
+    "exact-position": ExactPositionAgent,
+    "oracle": OracleAgent,
+}

@@ -15,8 +15,8 @@ from hiddengrid.core.agents import BatchAgent, RandomAgent
 from hiddengrid.core.kernel import run_on, thread_scratch
 from hiddengrid.envs.squad_recon.constants import (
     ALIVE,
-    CAMP_MIN_DISTANCE,
     ATTACK,
+    CAMP_MIN_DISTANCE,
     COL,
     DETECTED,
     ELIMINATED,
@@ -176,7 +176,8 @@ def strike(
 
 POSSIBLE_PAD = SENSOR_RADIUS  # bit rows padded by the sensor radius on every side
 WINDOW_BITS = (1 << SENSOR_WIDTH) - 1
-PATH_BIAS = 1  # a pick's score is gain / (steps + PATH_BIAS)
+PATH_BIAS = 0  # a pick's score is gain / (steps + PATH_BIAS)
+EARLY_STRIKE = 2  # see heuristic_act
 
 
 @njit(cache=True)
@@ -220,7 +221,7 @@ def claim_window(rows: np.ndarray, r0: int, c0: int, bits: int) -> None:
 @njit(cache=True)
 def search_step(
     i: int, terrain: np.ndarray, passable: np.ndarray, sight: np.ndarray, wanted: np.ndarray,
-    k: int, r: int, c: int, dist: np.ndarray, queue: np.ndarray, bias: int,
+    r: int, c: int, dist: np.ndarray, queue: np.ndarray, bias: int,
 ) -> int:  # fmt: skip
     """Squad ``k``'s search order: walk towards the known open cell whose sight holds the most
     ``wanted`` cells per step of path (``gain / (steps + bias)``), then take that cell's wanted
@@ -273,11 +274,7 @@ def search_step(
         for order in range(1, 5):
             nr = br + ORDER_ROW[order]
             nc = bc + ORDER_COL[order]
-            if (
-                0 <= nr < GRID_SIZE
-                and 0 <= nc < GRID_SIZE
-                and dist[nr, nc] == dist[br, bc] - 1
-            ):
+            if 0 <= nr < GRID_SIZE and 0 <= nc < GRID_SIZE and dist[nr, nc] == dist[br, bc] - 1:
                 br = nr
                 bc = nc
                 break
@@ -331,11 +328,9 @@ def heuristic_act(
         wanted = wanteds[t]
         out[i, :] = HOLD
         live = 0
-        total = 0
         for k in range(NUM_SQUADS):
             if squads[i, k, ALIVE] != 0:
                 live |= 1 << k
-                total += np.int64(squads[i, k, STRENGTH])
         if live == 0:
             continue
         # Passable as far as the agent knows: anything not a known wall, forest or standing camp
@@ -363,7 +358,7 @@ def heuristic_act(
                 for k in range(NUM_SQUADS):
                     assign[i, k] = NO_CAMP
                 if early > 0 and undetected == 1:
-                    early_strike(i, squads, camps, dists, live, total, early, assign)
+                    early_strike(i, squads, camps, dists, live, early, assign)
             planned[i] = key
         follow_plan(i, squads, camps, remaining, dists, assign, out, saved)
         if undetected == 0:
@@ -388,12 +383,12 @@ def heuristic_act(
             r = np.int64(squads[i, k, ROW])
             c = np.int64(squads[i, k, COL])
             out[i, k] = search_step(
-                i, terrain, passable, sight, wanted, k, r, c, dists[NUM_CAMPS], queue, bias
+                i, terrain, passable, sight, wanted, r, c, dists[NUM_CAMPS], queue, bias
             )
 
 
 @njit(cache=True)
-def early_strike(i, squads, camps, dists, live, total, mode, assign) -> None:
+def early_strike(i, squads, camps, dists, live, mode, assign) -> None:
     """With one camp detected and one not: send the group that reaches the detected camp first
     among those that beat it, if it leaves a squad to search (mode 1) or even if not (mode 2)."""
     j = 0 if camps[i, 0, 3] == DETECTED else 1
@@ -431,7 +426,7 @@ class SearchAgent(BatchAgent):
         "camp-possible cells in sight per step of path; once both camps are detected, the "
         "oracle's plan on the known map, attacking only with enough strength"
     )
-    params = (PATH_BIAS, 0, 0)
+    params = (PATH_BIAS, EARLY_STRIKE, 0)
 
     def __init__(self, env: Any, seed: int = 0) -> None:
         super().__init__(env, seed)
