@@ -100,6 +100,54 @@ def _on_grid(bounds, i, r, c):
     )
 
 
+MOVES_READ, EDGES_KNOWN = 1, 2  # what the non-fair reference is told (see heuristic_act)
+EDGE_BELIEF, STEP_BELIEF = 4, 8  # fair: a belief over where the agent started (see below)
+TOLD = MOVES_READ | EDGES_KNOWN
+P_WALL = 0.2  # the chance that a tile next to a free one is a wall
+
+
+@njit(cache=True)
+def _bump(hyp, i, tr, tc):
+    """A move into local tile (tr, tc) was blocked: a wall (chance P_WALL) if that tile is on
+    the grid, for sure if not. ``hyp[i, sr, sc]``: the weight of "started on grid tile (sr, sc)"."""
+    for sr in range(GRID_SIZE):
+        ar = sr + tr - ORIGIN
+        for sc in range(GRID_SIZE):
+            ac = sc + tc - ORIGIN
+            if 0 <= ar < GRID_SIZE and 0 <= ac < GRID_SIZE:
+                hyp[i, sr, sc] *= P_WALL
+
+
+@njit(cache=True)
+def _start_prefix(hyp, bounds, i, prefix):
+    """2-D prefix sums of the start weights, zero where a walked tile would be off the grid."""
+    for sr in range(GRID_SIZE + 1):
+        prefix[sr, 0] = 0.0
+        prefix[0, sr] = 0.0
+    for sr in range(GRID_SIZE):
+        ok_r = sr + bounds[i, 0] - ORIGIN >= 0 and sr + bounds[i, 1] - ORIGIN < GRID_SIZE
+        for sc in range(GRID_SIZE):
+            ok = ok_r and sc + bounds[i, 2] - ORIGIN >= 0 and sc + bounds[i, 3] - ORIGIN < GRID_SIZE
+            w = hyp[i, sr, sc] if ok else 0.0
+            prefix[sr + 1, sc + 1] = w + prefix[sr, sc + 1] + prefix[sr + 1, sc] - prefix[sr, sc]
+
+
+@njit(cache=True)
+def _on_grid_chance(prefix, tr, tc):
+    """The weight of the starts that put local tile (tr, tc) on the grid, over all starts."""
+    total = prefix[GRID_SIZE, GRID_SIZE]
+    if total <= 0.0:
+        return 1.0
+    r0 = max(ORIGIN - tr, 0)
+    r1 = min(ORIGIN - tr + GRID_SIZE - 1, GRID_SIZE - 1)
+    c0 = max(ORIGIN - tc, 0)
+    c1 = min(ORIGIN - tc + GRID_SIZE - 1, GRID_SIZE - 1)
+    if r0 > r1 or c0 > c1:
+        return 0.0
+    inside = prefix[r1 + 1, c1 + 1] - prefix[r0, c1 + 1] - prefix[r1 + 1, c0] + prefix[r0, c0]
+    return inside / total
+
+
 BOX = 2 * (3 + PLAN_DEPTH) + 1  # tiles a plan can touch, around the agent
 
 
@@ -107,7 +155,7 @@ BOX = 2 * (3 + PLAN_DEPTH) + 1  # tiles a plan can touch, around the agent
 def _step_ok(tiles, bounds, i, r, c, d, facing, exact):
     """Whether a planned move from local tile (r, c) in direction ``d``, facing ``facing``,
     may be taken, and its chance of going through (1 known free, 0.8 unknown, 0 refused).
-    ``exact``: the agent is told its position, so a straight move can be read too."""
+    ``exact & MOVES_READ``: the agent is told its position, so a straight move can be read."""
     tr = r + DIR_ROW[d]
     tc = c + DIR_COL[d]
     if not (0 <= tr < LOCAL and 0 <= tc < LOCAL) or tiles[i, tr, tc] == BLOCKED:
@@ -119,7 +167,7 @@ def _step_ok(tiles, bounds, i, r, c, d, facing, exact):
         return 0.0  # off the grid for sure
     if tiles[i, tr, tc] == FREE:
         return 1.0
-    if d == facing and not exact:
+    if d == facing and not exact & MOVES_READ:
         return 0.0  # its outcome could not be read
     return UNKNOWN_FREE
 
@@ -143,7 +191,7 @@ def _marginal(mass, keep, keep_out, br, bc):
 
 
 @njit(cache=True)
-def _plan(belief, bounds, tiles, i, r0, c0, facing, exact, mass, keeps, path):
+def _plan(belief, bounds, tiles, i, r0, c0, facing, exact, mass, keeps, path, prefix, onp):
     """The first move of the best plan of ``PLAN_DEPTH`` moves: the plan (d1, d2, d3) is worth
     q1 (g1 + q2 (g2 + q3 g3)), with q a move's chance of going through and g the belief its
     window rules out beyond the earlier ones. The plans are walked in order, recomputing only
@@ -154,7 +202,11 @@ def _plan(belief, bounds, tiles, i, r0, c0, facing, exact, mass, keeps, path):
             tr = r0 - h + r
             tc = c0 - h + c
             on_grid = 0 <= tr < LOCAL and 0 <= tc < LOCAL and _on_grid(bounds, i, tr, tc)
-            mass[r, c] = belief[i, tr, tc] if on_grid else 0.0
+            if on_grid and exact & EDGE_BELIEF:
+                onp[r, c] = _on_grid_chance(prefix, tr, tc)
+            else:
+                onp[r, c] = 1.0 if on_grid else 0.0
+            mass[r, c] = belief[i, tr, tc] * onp[r, c] if on_grid else 0.0
             keeps[0, r, c] = 1.0
     # path[level]: row, column and facing before the move, the move, its q and g
     path[0, 0] = r0
@@ -176,6 +228,8 @@ def _plan(belief, bounds, tiles, i, r0, c0, facing, exact, mass, keeps, path):
             r = int(path[lvl, 0])
             c = int(path[lvl, 1])
             q = _step_ok(tiles, bounds, i, r, c, d, int(path[lvl, 2]), exact)
+            if q > 0.0 and exact & STEP_BELIEF and tiles[i, r + DIR_ROW[d], c + DIR_COL[d]] != FREE:
+                q *= onp[h + r + DIR_ROW[d] - r0, h + c + DIR_COL[d] - c0]
             if q == 0.0:
                 continue
             nr = r + DIR_ROW[d]
@@ -217,7 +271,7 @@ def _extend(bounds, i, r, c):
 @njit(cache=True)
 def heuristic_act(
     view, facing, starts, pos, bounds, tiles, belief, last_move, last_facing, last_view, out,
-    blockeds, masses, keepss, paths, exact, true_pos, true_start,
+    blockeds, masses, keepss, paths, exact, true_pos, true_start, hyp, prefixes, onps,
 ):  # fmt: skip
     """Dead-reckoning coverage. The agent keeps its position relative to its start tile and a
     map of tiles it walked (free) or bumped into (blocked): a move that turns the agent's facing
@@ -229,15 +283,19 @@ def heuristic_act(
     2 or more, which is always right. The four arrays after ``out`` are thread scratch
     (``hiddengrid.core.kernel.thread_scratch``), written in full before they are read.
 
-    ``exact`` (not fair: the reference below the heuristic) tells the same planner where it is:
-    ``true_pos`` is the agent's tile now, ``true_start`` (written here) the one it started on,
-    so the grid's edges are known and a straight move can be read like any other."""
+    ``exact`` (not fair: the reference beside the heuristic) tells the same planner where it is:
+    ``true_pos`` is the agent's tile now, ``true_start`` (written here) the one it started on.
+    Bit ``MOVES_READ``: it learns whether each move went through, so a straight move can be
+    read like any other; bit ``EDGES_KNOWN``: it knows the grid's edges. The fair agent is 0,
+    the published reference both; the page gives each bit alone."""
     for i in prange(out.shape[0]):
         t = get_thread_id()
         blocked = blockeds[t]
         mass = masses[t]
         keeps = keepss[t]
         path = paths[t]
+        prefix = prefixes[t]
+        onp = onps[t]
         if starts[i]:
             pos[i, 0] = ORIGIN
             pos[i, 1] = ORIGIN
@@ -249,17 +307,21 @@ def heuristic_act(
                 for c in range(LOCAL):
                     tiles[i, r, c] = UNKNOWN
                     belief[i, r, c] = 1.0
+            for r in range(GRID_SIZE):
+                for c in range(GRID_SIZE):
+                    hyp[i, r, c] = 1.0
             last_move[i] = NO_MOVE
-            if exact:
+            if exact & TOLD:
                 true_start[i, 0] = true_pos[i, 0]
                 true_start[i, 1] = true_pos[i, 1]
+            if exact & EDGES_KNOWN:
                 # Local tile ORIGIN + (true - start): rows and columns 0..14 of the grid are
                 # ORIGIN - start .. ORIGIN - start + 14, the span _on_grid then allows exactly.
                 bounds[i, 0] = ORIGIN - true_start[i, 0]
                 bounds[i, 1] = bounds[i, 0] + SPAN
                 bounds[i, 2] = ORIGIN - true_start[i, 1]
                 bounds[i, 3] = bounds[i, 2] + SPAN
-        elif exact:
+        elif exact & TOLD:
             if last_move[i] != NO_MOVE:
                 tr = ORIGIN + true_pos[i, 0] - true_start[i, 0]
                 tc = ORIGIN + true_pos[i, 1] - true_start[i, 1]
@@ -268,6 +330,8 @@ def heuristic_act(
                     tiles[i, pos[i, 0] + DIR_ROW[d], pos[i, 1] + DIR_COL[d]] = BLOCKED
                 pos[i, 0] = tr
                 pos[i, 1] = tc
+                if not exact & EDGES_KNOWN:
+                    _extend(bounds, i, tr, tc)
         elif last_move[i] != NO_MOVE:
             d = last_move[i]
             tr = pos[i, 0] + DIR_ROW[d]
@@ -284,8 +348,9 @@ def heuristic_act(
                 pos[i, 0] = tr
                 pos[i, 1] = tc
                 _extend(bounds, i, tr, tc)
-            else:
+            elif tiles[i, tr, tc] != BLOCKED:
                 tiles[i, tr, tc] = BLOCKED
+                _bump(hyp, i, tr, tc)
         r0 = pos[i, 0]
         c0 = pos[i, 1]
         tiles[i, r0, c0] = FREE
@@ -306,7 +371,11 @@ def heuristic_act(
         if direction == NO_MOVE:
             if view[i, 1, 1] == 0:  # nothing in sight (a climb never stops on a lit tile)
                 _rule_out(belief, i, r0, c0)
-            direction = _plan(belief, bounds, tiles, i, r0, c0, facing[i], exact, mass, keeps, path)
+            if exact & EDGE_BELIEF:
+                _start_prefix(hyp, bounds, i, prefix)
+            direction = _plan(
+                belief, bounds, tiles, i, r0, c0, facing[i], exact, mass, keeps, path, prefix, onp
+            )
             if direction == NO_MOVE:  # boxed in: turn, so the next move can be read
                 out[i] = ROTATE_RIGHT
                 last_move[i] = NO_MOVE
@@ -320,14 +389,17 @@ class FieldSweepAgent(BatchAgent):
 
     name = "heuristic"
     description = "dead-reckoning coverage over a belief of where the node can be, then climbs"
-    exact = False
+    exact = 0
 
     def __init__(self, env: Any, seed: int = 0) -> None:
         super().__init__(env, seed)
         n = self.num_envs
         # Read only by the exact-position reference; the fair agent gets placeholders.
-        self.batch = env.batch if self.exact else None
+        self.batch = env.batch if self.exact & TOLD else None
         self.true_start = np.zeros((n, 2), dtype=np.int64)
+        self.hyp = np.ones((n, GRID_SIZE, GRID_SIZE))
+        self.prefix = thread_scratch((GRID_SIZE + 1, GRID_SIZE + 1), np.float64)
+        self.onp = thread_scratch((BOX, BOX), np.float64)
         self.pos = np.zeros((n, 2), dtype=np.int64)
         self.bounds = np.zeros((n, 4), dtype=np.int64)
         self.tiles = np.zeros((n, LOCAL, LOCAL), dtype=np.int8)
@@ -360,9 +432,12 @@ class FieldSweepAgent(BatchAgent):
             self.mass,
             self.keeps,
             self.path,
-            self.exact,
-            self.batch["agent"] if self.exact else self.true_start,
+            np.int64(self.exact),
+            self.batch["agent"] if self.exact & TOLD else self.true_start,
             self.true_start,
+            self.hyp,
+            self.prefix,
+            self.onp,
         )
         return self.actions.copy()
 
@@ -374,7 +449,7 @@ class ExactPositionAgent(FieldSweepAgent):
     name = "exact-position"
     reads_scenario = True
     description = "the heuristic's planner told its exact position: knows the grid's edges"
-    exact = True
+    exact = MOVES_READ | EDGES_KNOWN
 
 
 @njit(cache=True)
