@@ -101,7 +101,7 @@ def _on_grid(bounds, i, r, c):
 
 
 MOVES_READ, EDGES_KNOWN = 1, 2  # what the non-fair reference is told (see heuristic_act)
-EDGE_BELIEF, STEP_BELIEF = 4, 8  # fair: a belief over where the agent started (see below)
+EDGE_BELIEF = 4  # fair: a belief over where the agent started (see heuristic_act)
 TOLD = MOVES_READ | EDGES_KNOWN
 P_WALL = 0.2  # the chance that a tile next to a free one is a wall
 
@@ -152,10 +152,10 @@ BOX = 2 * (3 + PLAN_DEPTH) + 1  # tiles a plan can touch, around the agent
 
 
 @njit(cache=True)
-def _step_ok(tiles, bounds, i, r, c, d, facing, exact):
+def _step_ok(tiles, bounds, i, r, c, d, facing, mode):
     """Whether a planned move from local tile (r, c) in direction ``d``, facing ``facing``,
     may be taken, and its chance of going through (1 known free, 0.8 unknown, 0 refused).
-    ``exact & MOVES_READ``: the agent is told its position, so a straight move can be read."""
+    ``mode & MOVES_READ``: the agent is told its position, so a straight move can be read."""
     tr = r + DIR_ROW[d]
     tc = c + DIR_COL[d]
     if not (0 <= tr < LOCAL and 0 <= tc < LOCAL) or tiles[i, tr, tc] == BLOCKED:
@@ -167,7 +167,7 @@ def _step_ok(tiles, bounds, i, r, c, d, facing, exact):
         return 0.0  # off the grid for sure
     if tiles[i, tr, tc] == FREE:
         return 1.0
-    if d == facing and not exact & MOVES_READ:
+    if d == facing and not mode & MOVES_READ:
         return 0.0  # its outcome could not be read
     return UNKNOWN_FREE
 
@@ -191,7 +191,7 @@ def _marginal(mass, keep, keep_out, br, bc):
 
 
 @njit(cache=True)
-def _plan(belief, bounds, tiles, i, r0, c0, facing, exact, mass, keeps, path, prefix, onp):
+def _plan(belief, bounds, tiles, i, r0, c0, facing, mode, mass, keeps, path, prefix, onp):
     """The first move of the best plan of ``PLAN_DEPTH`` moves: the plan (d1, d2, d3) is worth
     q1 (g1 + q2 (g2 + q3 g3)), with q a move's chance of going through and g the belief its
     window rules out beyond the earlier ones. The plans are walked in order, recomputing only
@@ -202,7 +202,7 @@ def _plan(belief, bounds, tiles, i, r0, c0, facing, exact, mass, keeps, path, pr
             tr = r0 - h + r
             tc = c0 - h + c
             on_grid = 0 <= tr < LOCAL and 0 <= tc < LOCAL and _on_grid(bounds, i, tr, tc)
-            if on_grid and exact & EDGE_BELIEF:
+            if on_grid and mode & EDGE_BELIEF:
                 onp[r, c] = _on_grid_chance(prefix, tr, tc)
             else:
                 onp[r, c] = 1.0 if on_grid else 0.0
@@ -227,9 +227,7 @@ def _plan(belief, bounds, tiles, i, r0, c0, facing, exact, mass, keeps, path, pr
                 continue  # the plan stopped at an earlier move
             r = int(path[lvl, 0])
             c = int(path[lvl, 1])
-            q = _step_ok(tiles, bounds, i, r, c, d, int(path[lvl, 2]), exact)
-            if q > 0.0 and exact & STEP_BELIEF and tiles[i, r + DIR_ROW[d], c + DIR_COL[d]] != FREE:
-                q *= onp[h + r + DIR_ROW[d] - r0, h + c + DIR_COL[d] - c0]
+            q = _step_ok(tiles, bounds, i, r, c, d, int(path[lvl, 2]), mode)
             if q == 0.0:
                 continue
             nr = r + DIR_ROW[d]
@@ -271,7 +269,7 @@ def _extend(bounds, i, r, c):
 @njit(cache=True)
 def heuristic_act(
     view, facing, starts, pos, bounds, tiles, belief, last_move, last_facing, last_view, out,
-    blockeds, masses, keepss, paths, exact, true_pos, true_start, hyp, prefixes, onps,
+    blockeds, masses, keepss, paths, mode, true_pos, true_start, hyp, prefixes, onps,
 ):  # fmt: skip
     """Dead-reckoning coverage. The agent keeps its position relative to its start tile and a
     map of tiles it walked (free) or bumped into (blocked): a move that turns the agent's facing
@@ -283,11 +281,14 @@ def heuristic_act(
     2 or more, which is always right. The four arrays after ``out`` are thread scratch
     (``hiddengrid.core.kernel.thread_scratch``), written in full before they are read.
 
-    ``exact`` (not fair: the reference beside the heuristic) tells the same planner where it is:
-    ``true_pos`` is the agent's tile now, ``true_start`` (written here) the one it started on.
-    Bit ``MOVES_READ``: it learns whether each move went through, so a straight move can be
-    read like any other; bit ``EDGES_KNOWN``: it knows the grid's edges. The fair agent is 0,
-    the published reference both; the page gives each bit alone."""
+    ``mode`` bits. ``EDGE_BELIEF`` (fair, the heuristic's): ``hyp`` weighs every grid tile the
+    agent may have started on; a bump into an unknown tile lowers the starts that put it on the
+    grid (a wall there has chance ``P_WALL``, the edge is certain), the walked span rules out
+    the rest, and the node's belief on each tile is weighted by the chance that it is on the
+    grid. ``MOVES_READ`` and ``EDGES_KNOWN`` are the non-fair reference's: told its tile
+    (``true_pos`` now, ``true_start`` written here at the start), it learns whether each move
+    went through, so a straight move can be read like any other (``MOVES_READ``), and it knows
+    the grid's edges (``EDGES_KNOWN``). The page gives each bit alone."""
     for i in prange(out.shape[0]):
         t = get_thread_id()
         blocked = blockeds[t]
@@ -311,17 +312,17 @@ def heuristic_act(
                 for c in range(GRID_SIZE):
                     hyp[i, r, c] = 1.0
             last_move[i] = NO_MOVE
-            if exact & TOLD:
+            if mode & TOLD:
                 true_start[i, 0] = true_pos[i, 0]
                 true_start[i, 1] = true_pos[i, 1]
-            if exact & EDGES_KNOWN:
+            if mode & EDGES_KNOWN:
                 # Local tile ORIGIN + (true - start): rows and columns 0..14 of the grid are
                 # ORIGIN - start .. ORIGIN - start + 14, the span _on_grid then allows exactly.
                 bounds[i, 0] = ORIGIN - true_start[i, 0]
                 bounds[i, 1] = bounds[i, 0] + SPAN
                 bounds[i, 2] = ORIGIN - true_start[i, 1]
                 bounds[i, 3] = bounds[i, 2] + SPAN
-        elif exact & TOLD:
+        elif mode & TOLD:
             if last_move[i] != NO_MOVE:
                 tr = ORIGIN + true_pos[i, 0] - true_start[i, 0]
                 tc = ORIGIN + true_pos[i, 1] - true_start[i, 1]
@@ -330,7 +331,7 @@ def heuristic_act(
                     tiles[i, pos[i, 0] + DIR_ROW[d], pos[i, 1] + DIR_COL[d]] = BLOCKED
                 pos[i, 0] = tr
                 pos[i, 1] = tc
-                if not exact & EDGES_KNOWN:
+                if not mode & EDGES_KNOWN:
                     _extend(bounds, i, tr, tc)
         elif last_move[i] != NO_MOVE:
             d = last_move[i]
@@ -371,10 +372,10 @@ def heuristic_act(
         if direction == NO_MOVE:
             if view[i, 1, 1] == 0:  # nothing in sight (a climb never stops on a lit tile)
                 _rule_out(belief, i, r0, c0)
-            if exact & EDGE_BELIEF:
+            if mode & EDGE_BELIEF:
                 _start_prefix(hyp, bounds, i, prefix)
             direction = _plan(
-                belief, bounds, tiles, i, r0, c0, facing[i], exact, mass, keeps, path, prefix, onp
+                belief, bounds, tiles, i, r0, c0, facing[i], mode, mass, keeps, path, prefix, onp
             )
             if direction == NO_MOVE:  # boxed in: turn, so the next move can be read
                 out[i] = ROTATE_RIGHT
@@ -385,17 +386,21 @@ def heuristic_act(
 
 
 class FieldSweepAgent(BatchAgent):
-    """Fair heuristic: sees only the observation (field window and facing)."""
+    """Fair heuristic: sees only the observation (field window and facing). ``mode`` is
+    ``EDGE_BELIEF``; a subclass with other bits gives the page's non-fair variants."""
 
     name = "heuristic"
-    description = "dead-reckoning coverage over a belief of where the node can be, then climbs"
-    exact = 0
+    description = (
+        "dead-reckoning coverage over a belief of where the node can be (weighted by a belief "
+        "of where the agent started), then climbs"
+    )
+    mode = EDGE_BELIEF
 
     def __init__(self, env: Any, seed: int = 0) -> None:
         super().__init__(env, seed)
         n = self.num_envs
         # Read only by the exact-position reference; the fair agent gets placeholders.
-        self.batch = env.batch if self.exact & TOLD else None
+        self.batch = env.batch if self.mode & TOLD else None
         self.true_start = np.zeros((n, 2), dtype=np.int64)
         self.hyp = np.ones((n, GRID_SIZE, GRID_SIZE))
         self.prefix = thread_scratch((GRID_SIZE + 1, GRID_SIZE + 1), np.float64)
@@ -432,8 +437,8 @@ class FieldSweepAgent(BatchAgent):
             self.mass,
             self.keeps,
             self.path,
-            np.int64(self.exact),
-            self.batch["agent"] if self.exact & TOLD else self.true_start,
+            np.int64(self.mode),
+            self.batch["agent"] if self.mode & TOLD else self.true_start,
             self.true_start,
             self.hyp,
             self.prefix,
@@ -449,7 +454,7 @@ class ExactPositionAgent(FieldSweepAgent):
     name = "exact-position"
     reads_scenario = True
     description = "the heuristic's planner told its exact position: knows the grid's edges"
-    exact = MOVES_READ | EDGES_KNOWN
+    mode = MOVES_READ | EDGES_KNOWN
 
 
 @njit(cache=True)
