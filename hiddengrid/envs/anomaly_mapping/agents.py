@@ -100,13 +100,62 @@ def _on_grid(bounds, i, r, c):
     )
 
 
+MOVES_READ, EDGES_KNOWN = 1, 2  # what the non-fair reference is told (see heuristic_act)
+EDGE_BELIEF = 4  # fair: a belief over where the agent started (see heuristic_act)
+TOLD = MOVES_READ | EDGES_KNOWN
+P_WALL = 0.2  # the chance that a tile next to a free one is a wall
+
+
+@njit(cache=True)
+def _bump(hyp, i, tr, tc):
+    """A move into local tile (tr, tc) was blocked: a wall (chance P_WALL) if that tile is on
+    the grid, for sure if not. ``hyp[i, sr, sc]``: the weight of "started on grid tile (sr, sc)"."""
+    for sr in range(GRID_SIZE):
+        ar = sr + tr - ORIGIN
+        for sc in range(GRID_SIZE):
+            ac = sc + tc - ORIGIN
+            if 0 <= ar < GRID_SIZE and 0 <= ac < GRID_SIZE:
+                hyp[i, sr, sc] *= P_WALL
+
+
+@njit(cache=True)
+def _start_prefix(hyp, bounds, i, prefix):
+    """2-D prefix sums of the start weights, zero where a walked tile would be off the grid."""
+    for sr in range(GRID_SIZE + 1):
+        prefix[sr, 0] = 0.0
+        prefix[0, sr] = 0.0
+    for sr in range(GRID_SIZE):
+        ok_r = sr + bounds[i, 0] - ORIGIN >= 0 and sr + bounds[i, 1] - ORIGIN < GRID_SIZE
+        for sc in range(GRID_SIZE):
+            ok = ok_r and sc + bounds[i, 2] - ORIGIN >= 0 and sc + bounds[i, 3] - ORIGIN < GRID_SIZE
+            w = hyp[i, sr, sc] if ok else 0.0
+            prefix[sr + 1, sc + 1] = w + prefix[sr, sc + 1] + prefix[sr + 1, sc] - prefix[sr, sc]
+
+
+@njit(cache=True)
+def _on_grid_chance(prefix, tr, tc):
+    """The weight of the starts that put local tile (tr, tc) on the grid, over all starts."""
+    total = prefix[GRID_SIZE, GRID_SIZE]
+    if total <= 0.0:
+        return 1.0
+    r0 = max(ORIGIN - tr, 0)
+    r1 = min(ORIGIN - tr + GRID_SIZE - 1, GRID_SIZE - 1)
+    c0 = max(ORIGIN - tc, 0)
+    c1 = min(ORIGIN - tc + GRID_SIZE - 1, GRID_SIZE - 1)
+    if r0 > r1 or c0 > c1:
+        return 0.0
+    inside = prefix[r1 + 1, c1 + 1] - prefix[r0, c1 + 1] - prefix[r1 + 1, c0] + prefix[r0, c0]
+    return inside / total
+
+
 BOX = 2 * (3 + PLAN_DEPTH) + 1  # tiles a plan can touch, around the agent
 
 
 @njit(cache=True)
-def _step_ok(tiles, bounds, i, r, c, d, facing):
+def _step_ok(tiles, bounds, i, r, c, d, facing, mode):
     """Whether a planned move from local tile (r, c) in direction ``d``, facing ``facing``,
-    may be taken, and its chance of going through (1 known free, 0.8 unknown, 0 refused)."""
+    may be taken, and its chance of going through (1 known free, 0.8 unknown, 0 refused).
+    ``mode & MOVES_READ``: the agent is told its position, so a straight move can be read."""
     tr = r + DIR_ROW[d]
     tc = c + DIR_COL[d]
     if not (0 <= tr < LOCAL and 0 <= tc < LOCAL) or tiles[i, tr, tc] == BLOCKED:
@@ -118,7 +167,7 @@ def _step_ok(tiles, bounds, i, r, c, d, facing):
         return 0.0  # off the grid for sure
     if tiles[i, tr, tc] == FREE:
         return 1.0
-    if d == facing:
+    if d == facing and not mode & MOVES_READ:
         return 0.0  # its outcome could not be read
     return UNKNOWN_FREE
 
@@ -142,7 +191,7 @@ def _marginal(mass, keep, keep_out, br, bc):
 
 
 @njit(cache=True)
-def _plan(belief, bounds, tiles, i, r0, c0, facing, mass, keeps, path):
+def _plan(belief, bounds, tiles, i, r0, c0, facing, mode, mass, keeps, path, prefix, onp):
     """The first move of the best plan of ``PLAN_DEPTH`` moves: the plan (d1, d2, d3) is worth
     q1 (g1 + q2 (g2 + q3 g3)), with q a move's chance of going through and g the belief its
     window rules out beyond the earlier ones. The plans are walked in order, recomputing only
@@ -153,7 +202,11 @@ def _plan(belief, bounds, tiles, i, r0, c0, facing, mass, keeps, path):
             tr = r0 - h + r
             tc = c0 - h + c
             on_grid = 0 <= tr < LOCAL and 0 <= tc < LOCAL and _on_grid(bounds, i, tr, tc)
-            mass[r, c] = belief[i, tr, tc] if on_grid else 0.0
+            if on_grid and mode & EDGE_BELIEF:
+                onp[r, c] = _on_grid_chance(prefix, tr, tc)
+            else:
+                onp[r, c] = 1.0 if on_grid else 0.0
+            mass[r, c] = belief[i, tr, tc] * onp[r, c] if on_grid else 0.0
             keeps[0, r, c] = 1.0
     # path[level]: row, column and facing before the move, the move, its q and g
     path[0, 0] = r0
@@ -174,7 +227,7 @@ def _plan(belief, bounds, tiles, i, r0, c0, facing, mass, keeps, path):
                 continue  # the plan stopped at an earlier move
             r = int(path[lvl, 0])
             c = int(path[lvl, 1])
-            q = _step_ok(tiles, bounds, i, r, c, d, int(path[lvl, 2]))
+            q = _step_ok(tiles, bounds, i, r, c, d, int(path[lvl, 2]), mode)
             if q == 0.0:
                 continue
             nr = r + DIR_ROW[d]
@@ -216,7 +269,7 @@ def _extend(bounds, i, r, c):
 @njit(cache=True)
 def heuristic_act(
     view, facing, starts, pos, bounds, tiles, belief, last_move, last_facing, last_view, out,
-    blockeds, masses, keepss, paths,
+    blockeds, masses, keepss, paths, mode, true_pos, true_start, hyp, prefixes, onps,
 ):  # fmt: skip
     """Dead-reckoning coverage. The agent keeps its position relative to its start tile and a
     map of tiles it walked (free) or bumped into (blocked): a move that turns the agent's facing
@@ -225,14 +278,25 @@ def heuristic_act(
     an all-zero window has not ruled out, within the grid the walked span allows) it takes the
     move whose window rules out the most, pulled towards the remaining mass when nothing is near.
     Once the window reads a non-zero level it climbs the field; it marks where the centre reads
-    2 or more, which is always right. The last four arrays are thread scratch
-    (``hiddengrid.core.kernel.thread_scratch``), written in full before they are read."""
+    2 or more, which is always right. The four arrays after ``out`` are thread scratch
+    (``hiddengrid.core.kernel.thread_scratch``), written in full before they are read.
+
+    ``mode`` bits. ``EDGE_BELIEF`` (fair, the heuristic's): ``hyp`` weighs every grid tile the
+    agent may have started on; a bump into an unknown tile lowers the starts that put it on the
+    grid (a wall there has chance ``P_WALL``, the edge is certain), the walked span rules out
+    the rest, and the node's belief on each tile is weighted by the chance that it is on the
+    grid. ``MOVES_READ`` and ``EDGES_KNOWN`` are the non-fair reference's: told its tile
+    (``true_pos`` now, ``true_start`` written here at the start), it learns whether each move
+    went through, so a straight move can be read like any other (``MOVES_READ``), and it knows
+    the grid's edges (``EDGES_KNOWN``). The page gives each bit alone."""
     for i in prange(out.shape[0]):
         t = get_thread_id()
         blocked = blockeds[t]
         mass = masses[t]
         keeps = keepss[t]
         path = paths[t]
+        prefix = prefixes[t]
+        onp = onps[t]
         if starts[i]:
             pos[i, 0] = ORIGIN
             pos[i, 1] = ORIGIN
@@ -244,7 +308,31 @@ def heuristic_act(
                 for c in range(LOCAL):
                     tiles[i, r, c] = UNKNOWN
                     belief[i, r, c] = 1.0
+            for r in range(GRID_SIZE):
+                for c in range(GRID_SIZE):
+                    hyp[i, r, c] = 1.0
             last_move[i] = NO_MOVE
+            if mode & TOLD:
+                true_start[i, 0] = true_pos[i, 0]
+                true_start[i, 1] = true_pos[i, 1]
+            if mode & EDGES_KNOWN:
+                # Local tile ORIGIN + (true - start): rows and columns 0..14 of the grid are
+                # ORIGIN - start .. ORIGIN - start + 14, the span _on_grid then allows exactly.
+                bounds[i, 0] = ORIGIN - true_start[i, 0]
+                bounds[i, 1] = bounds[i, 0] + SPAN
+                bounds[i, 2] = ORIGIN - true_start[i, 1]
+                bounds[i, 3] = bounds[i, 2] + SPAN
+        elif mode & TOLD:
+            if last_move[i] != NO_MOVE:
+                tr = ORIGIN + true_pos[i, 0] - true_start[i, 0]
+                tc = ORIGIN + true_pos[i, 1] - true_start[i, 1]
+                if tr == pos[i, 0] and tc == pos[i, 1]:
+                    d = last_move[i]
+                    tiles[i, pos[i, 0] + DIR_ROW[d], pos[i, 1] + DIR_COL[d]] = BLOCKED
+                pos[i, 0] = tr
+                pos[i, 1] = tc
+                if not mode & EDGES_KNOWN:
+                    _extend(bounds, i, tr, tc)
         elif last_move[i] != NO_MOVE:
             d = last_move[i]
             tr = pos[i, 0] + DIR_ROW[d]
@@ -261,8 +349,9 @@ def heuristic_act(
                 pos[i, 0] = tr
                 pos[i, 1] = tc
                 _extend(bounds, i, tr, tc)
-            else:
+            elif tiles[i, tr, tc] != BLOCKED:
                 tiles[i, tr, tc] = BLOCKED
+                _bump(hyp, i, tr, tc)
         r0 = pos[i, 0]
         c0 = pos[i, 1]
         tiles[i, r0, c0] = FREE
@@ -283,7 +372,11 @@ def heuristic_act(
         if direction == NO_MOVE:
             if view[i, 1, 1] == 0:  # nothing in sight (a climb never stops on a lit tile)
                 _rule_out(belief, i, r0, c0)
-            direction = _plan(belief, bounds, tiles, i, r0, c0, facing[i], mass, keeps, path)
+            if mode & EDGE_BELIEF:
+                _start_prefix(hyp, bounds, i, prefix)
+            direction = _plan(
+                belief, bounds, tiles, i, r0, c0, facing[i], mode, mass, keeps, path, prefix, onp
+            )
             if direction == NO_MOVE:  # boxed in: turn, so the next move can be read
                 out[i] = ROTATE_RIGHT
                 last_move[i] = NO_MOVE
@@ -293,14 +386,25 @@ def heuristic_act(
 
 
 class FieldSweepAgent(BatchAgent):
-    """Fair heuristic: sees only the observation (field window and facing)."""
+    """Fair heuristic: sees only the observation (field window and facing). ``mode`` is
+    ``EDGE_BELIEF``; a subclass with other bits gives the page's non-fair variants."""
 
     name = "heuristic"
-    description = "dead-reckoning coverage over a belief of where the node can be, then climbs"
+    description = (
+        "dead-reckoning coverage over a belief of where the node can be (weighted by a belief "
+        "of where the agent started), then climbs"
+    )
+    mode = EDGE_BELIEF
 
     def __init__(self, env: Any, seed: int = 0) -> None:
         super().__init__(env, seed)
         n = self.num_envs
+        # Read only by the exact-position reference; the fair agent gets placeholders.
+        self.batch = env.batch if self.mode & TOLD else None
+        self.true_start = np.zeros((n, 2), dtype=np.int64)
+        self.hyp = np.ones((n, GRID_SIZE, GRID_SIZE))
+        self.prefix = thread_scratch((GRID_SIZE + 1, GRID_SIZE + 1), np.float64)
+        self.onp = thread_scratch((BOX, BOX), np.float64)
         self.pos = np.zeros((n, 2), dtype=np.int64)
         self.bounds = np.zeros((n, 4), dtype=np.int64)
         self.tiles = np.zeros((n, LOCAL, LOCAL), dtype=np.int8)
@@ -333,8 +437,24 @@ class FieldSweepAgent(BatchAgent):
             self.mass,
             self.keeps,
             self.path,
+            np.int64(self.mode),
+            self.batch["agent"] if self.mode & TOLD else self.true_start,
+            self.true_start,
+            self.hyp,
+            self.prefix,
+            self.onp,
         )
         return self.actions.copy()
+
+
+class ExactPositionAgent(FieldSweepAgent):
+    """Not fair: the heuristic's planner told its exact tile every step (read from the hidden
+    state). It shows what position ambiguity and the unknown grid edges cost a fair agent."""
+
+    name = "exact-position"
+    reads_scenario = True
+    description = "the heuristic's planner told its exact position: knows the grid's edges"
+    mode = MOVES_READ | EDGES_KNOWN
 
 
 @njit(cache=True)
@@ -402,4 +522,9 @@ class OracleAgent(BatchAgent):
         return self.actions.copy()
 
 
-AGENTS = {"random": RandomAgent, "heuristic": FieldSweepAgent, "oracle": OracleAgent}
+AGENTS = {
+    "random": RandomAgent,
+    "heuristic": FieldSweepAgent,
+    "exact-position": ExactPositionAgent,
+    "oracle": OracleAgent,
+}

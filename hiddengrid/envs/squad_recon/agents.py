@@ -16,6 +16,7 @@ from hiddengrid.core.kernel import run_on, thread_scratch
 from hiddengrid.envs.squad_recon.constants import (
     ALIVE,
     ATTACK,
+    CAMP_MIN_DISTANCE,
     COL,
     DETECTED,
     ELIMINATED,
@@ -28,14 +29,16 @@ from hiddengrid.envs.squad_recon.constants import (
     ORDER_COL,
     ORDER_ROW,
     ROW,
+    SENSOR_RADIUS,
+    SENSOR_WIDTH,
     STEP_BUDGET,
     STRENGTH,
     UNEXPLORED,
 )
+from hiddengrid.envs.squad_recon.sight import IN_GRID, INNER, SHADOW
 
 UNREACHABLE = -1
 NO_CAMP = -1
-FOLLOW_DISTANCE = 3  # the heuristic's followers stay within this many steps of the leader
 
 
 # --- shared path finding -------------------------------------------------------------------------
@@ -162,116 +165,290 @@ def strike(
 
 
 # --- fair heuristic ------------------------------------------------------------------------------
+#
+# The search: camps stand on open cells at Chebyshev distance >= CAMP_MIN_DISTANCE from [14, 0]
+# (a published rule of the env), so the cells worth seeing are the unexplored ones that far out.
+# Each live squad in turn picks the known open cell with the most such cells in sight from it
+# (through the walls and forest known so far; unexplored cells are taken to be clear) per step
+# of path, counting only cells no earlier squad's pick already covers: the squads spread out.
+# Once every remaining camp is detected the squads follow the oracle's plan (split or together,
+# whichever finishes first) on the distances known so far.
+
+POSSIBLE_PAD = SENSOR_RADIUS  # bit rows padded by the sensor radius on every side
+WINDOW_BITS = (1 << SENSOR_WIDTH) - 1
+PATH_BIAS = 0  # a pick's score is gain / (steps + PATH_BIAS)
+EARLY_STRIKE = 2  # see heuristic_act
 
 
 @njit(cache=True)
-def heuristic_act(terrain, squads, camps, out, passables, dists, leads, queues, remainings):
-    """Per env: walk all squads to the nearest detected camp that their total strength beats and
-    attack it as soon as the strength next to it exceeds the camp's; otherwise explore: the
-    first live squad walks to the nearest frontier cell (known open ground next to unexplored
-    ground) and the others follow it, exploring on their own while within three steps of it.
-    The arrays after ``out`` are thread scratch (``hiddengrid.core.kernel.thread_scratch``)."""
-    for i in prange(out.shape[0]):
-        t = get_thread_id()
-        passable = passables[t]
-        dist = dists[t]
-        lead = leads[t]
-        queue = queues[t]
-        remaining = remainings[t]
-        out[i, :] = HOLD
-        total = 0
-        leader = -1
-        for k in range(NUM_SQUADS):
-            if squads[i, k, ALIVE] != 0:
-                total += np.int64(squads[i, k, STRENGTH])
-                if leader < 0:
-                    leader = k
-        if leader < 0:
-            continue
-        # What the agent knows: explored open ground, minus camps still standing.
-        for r in range(GRID_SIZE):
-            for c in range(GRID_SIZE):
-                passable[r, c] = terrain[i, r, c] == OPEN
-        for j in range(NUM_CAMPS):
-            remaining[j] = camps[i, j, 3] != ELIMINATED
-            if camps[i, j, 3] == DETECTED:
-                passable[camps[i, j, 0], camps[i, j, 1]] = False
-        lr = np.int64(squads[i, leader, ROW])
-        lc = np.int64(squads[i, leader, COL])
-        # A detected camp the squads can beat together: the nearest to the leader.
-        target = NO_CAMP
-        best = NUM_CELLS
-        for j in range(NUM_CAMPS):
-            if camps[i, j, 3] != DETECTED or camps[i, j, 2] >= total:
+def popcount(x: int) -> int:
+    """Number of set bits of a non-negative int64 below 2**62 (the 49 window bits)."""
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def known_sight(terrain: np.ndarray, i: int, r0: int, c0: int) -> int:
+    """Window bits (bit ``o`` = offset ``o`` of ``sight.OFFSET_ROW``) a squad on ``(r0, c0)``
+    would see if every unexplored cell were clear: only known walls and forest cast shadows."""
+    seen = IN_GRID[r0, c0]
+    for r in range(max(r0 - INNER, 0), min(r0 + INNER, GRID_SIZE - 1) + 1):
+        for c in range(max(c0 - INNER, 0), min(c0 + INNER, GRID_SIZE - 1) + 1):
+            if terrain[i, r, c] > OPEN:
+                seen &= ~SHADOW[r - r0 + INNER, c - c0 + INNER]
+    return seen
+
+
+@njit(cache=True)
+def window_bits(rows: np.ndarray, r0: int, c0: int) -> int:
+    """The 7x7 window around ``(r0, c0)`` of padded bit rows, as window bits."""
+    bits = 0
+    for k in range(SENSOR_WIDTH):
+        bits |= ((rows[r0 + k] >> c0) & WINDOW_BITS) << (SENSOR_WIDTH * k)
+    return bits
+
+
+@njit(cache=True)
+def claim_window(rows: np.ndarray, r0: int, c0: int, bits: int) -> None:
+    """Clears the window bits ``bits`` around ``(r0, c0)`` from the padded bit rows."""
+    for k in range(SENSOR_WIDTH):
+        rows[r0 + k] &= ~(((bits >> (SENSOR_WIDTH * k)) & WINDOW_BITS) << c0)
+
+
+@njit(cache=True)
+def search_step(
+    i: int, terrain: np.ndarray, passable: np.ndarray, sight: np.ndarray, wanted: np.ndarray,
+    r: int, c: int, dist: np.ndarray, queue: np.ndarray, bias: int,
+) -> int:  # fmt: skip
+    """Squad ``k``'s search order: walk towards the known open cell whose sight holds the most
+    ``wanted`` cells per step of path (``gain / (steps + bias)``), then take that cell's wanted
+    cells out of ``wanted`` so that the next squads look elsewhere. With nothing wanted in reach,
+    the nearest frontier cell (known open ground next to unexplored ground)."""
+    dist[:, :] = UNREACHABLE
+    dist[r, c] = 0
+    queue[0] = r * GRID_SIZE + c
+    bfs(passable, dist, queue, 1)
+    best_gain = 0
+    best_steps = 1
+    br = -1
+    bc = -1
+    frontier = NUM_CELLS
+    fr = -1
+    fc = -1
+    for tr in range(GRID_SIZE):
+        for tc in range(GRID_SIZE):
+            d = dist[tr, tc]
+            if d <= 0 or terrain[i, tr, tc] != OPEN:
                 continue
-            distances_to_camp(passable, camps[i, j, 0], camps[i, j, 1], dist, queue)
-            d = dist[lr, lc]
-            if d != UNREACHABLE and d < best:
-                best = d
-                target = j
-        if target != NO_CAMP:
-            distances_to_camp(passable, camps[i, target, 0], camps[i, target, 1], dist, queue)
-            strike(i, squads, camps, remaining, target, dist, out)
-            continue
-        # Explore: distances to the frontier (known open ground next to unexplored ground)
-        # and to the leader. The leader walks to the nearest frontier cell; the others do too
-        # while within FOLLOW_DISTANCE steps of the leader, and catch up with it otherwise.
-        dist[:, :] = UNREACHABLE
-        tail = 0
-        for r in range(GRID_SIZE):
-            for c in range(GRID_SIZE):
-                if not passable[r, c]:
-                    continue
+            gain = popcount(sight[tr, tc] & window_bits(wanted, tr, tc))
+            if gain * (best_steps + bias) > best_gain * (d + bias):
+                best_gain = gain
+                best_steps = d
+                br = tr
+                bc = tc
+            if d < frontier:
                 for order in range(1, 5):
-                    nr = r + ORDER_ROW[order]
-                    nc = c + ORDER_COL[order]
+                    nr = tr + ORDER_ROW[order]
+                    nc = tc + ORDER_COL[order]
                     if (
                         0 <= nr < GRID_SIZE
                         and 0 <= nc < GRID_SIZE
                         and terrain[i, nr, nc] == UNEXPLORED
                     ):
-                        dist[r, c] = 0
-                        queue[tail] = r * GRID_SIZE + c
-                        tail += 1
+                        frontier = d
+                        fr = tr
+                        fc = tc
                         break
-        bfs(passable, dist, queue, tail)
-        lead[:, :] = UNREACHABLE
-        lead[lr, lc] = 0
-        queue[0] = lr * GRID_SIZE + lc
-        bfs(passable, lead, queue, 1)
+    if br < 0:
+        if fr < 0:
+            return HOLD
+        br = fr
+        bc = fc
+    else:
+        claim_window(wanted, br, bc, sight[br, bc])
+    # Walk the path back from the pick to the cell next to the squad.
+    while dist[br, bc] > 1:
+        for order in range(1, 5):
+            nr = br + ORDER_ROW[order]
+            nc = bc + ORDER_COL[order]
+            if 0 <= nr < GRID_SIZE and 0 <= nc < GRID_SIZE and dist[nr, nc] == dist[br, bc] - 1:
+                br = nr
+                bc = nc
+                break
+    for order in range(1, 5):
+        if r + ORDER_ROW[order] == br and c + ORDER_COL[order] == bc:
+            return order
+    return HOLD
+
+
+@njit(cache=True)
+def follow_plan(i, squads, camps, remaining, dists, assign, out, saved) -> None:
+    """Each camp's group (``assign``) converges on it and attacks with enough strength."""
+    for j in range(NUM_CAMPS):
+        if not remaining[j]:
+            continue
+        group = 0
         for k in range(NUM_SQUADS):
-            if squads[i, k, ALIVE] == 0:
+            if assign[i, k] == j and squads[i, k, ALIVE] != 0:
+                group |= 1 << k
+        if group == 0:
+            continue
+        # strike() orders every live squad; keep only this group's orders.
+        for k in range(NUM_SQUADS):
+            saved[k] = out[i, k]
+        strike(i, squads, camps, remaining, j, dists[j], out)
+        for k in range(NUM_SQUADS):
+            if not (group >> k) & 1:
+                out[i, k] = saved[k]
+
+
+@njit(cache=True)
+def heuristic_act(
+    terrain, squads, camps, starts, params, assign, planned, out, passables, distss, queues,
+    remainings, saveds, sights, wanteds,
+):  # fmt: skip
+    """Per env: search (``search_step``) until every remaining camp is detected, then the
+    oracle's plan on the known map. ``params``: [path bias, strike a detected camp early
+    (0 never, 1 with a part of the squads that beats it, 2 also with all of them), replan every
+    step (0/1)]. The arrays after ``out`` are thread scratch."""
+    bias = params[0]
+    early = params[1]
+    every_step = params[2]
+    for i in prange(out.shape[0]):
+        t = get_thread_id()
+        passable = passables[t]
+        dists = distss[t]
+        queue = queues[t]
+        remaining = remainings[t]
+        saved = saveds[t]
+        sight = sights[t]
+        wanted = wanteds[t]
+        out[i, :] = HOLD
+        live = 0
+        for k in range(NUM_SQUADS):
+            if squads[i, k, ALIVE] != 0:
+                live |= 1 << k
+        if live == 0:
+            continue
+        # Passable as far as the agent knows: anything not a known wall, forest or standing camp
+        # (a squad always sees the cells next to it, so it never steps into an unknown one).
+        for r in range(GRID_SIZE):
+            for c in range(GRID_SIZE):
+                passable[r, c] = terrain[i, r, c] <= OPEN
+        key = live << (2 * NUM_CAMPS)
+        undetected = 0
+        for j in range(NUM_CAMPS):
+            status = camps[i, j, 3]
+            remaining[j] = status != ELIMINATED
+            key |= np.int64(status) << (2 * j)
+            if status == DETECTED:
+                passable[camps[i, j, 0], camps[i, j, 1]] = False
+            elif status != ELIMINATED:
+                undetected += 1
+        for j in range(NUM_CAMPS):
+            if camps[i, j, 3] == DETECTED:
+                distances_to_camp(passable, camps[i, j, 0], camps[i, j, 1], dists[j], queue)
+        if starts[i] or planned[i] != key or every_step:
+            if undetected == 0:
+                plan(i, squads, camps, remaining, dists, assign)
+            else:
+                for k in range(NUM_SQUADS):
+                    assign[i, k] = NO_CAMP
+                if early > 0 and undetected == 1:
+                    early_strike(i, squads, camps, dists, live, early, assign)
+            planned[i] = key
+        follow_plan(i, squads, camps, remaining, dists, assign, out, saved)
+        if undetected == 0:
+            continue
+        # The rest search. Wanted: unexplored cells where a camp may stand.
+        for r in range(GRID_SIZE + 2 * POSSIBLE_PAD):
+            wanted[r] = 0
+        for r in range(GRID_SIZE):
+            bits = 0
+            for c in range(GRID_SIZE):
+                if terrain[i, r, c] == UNEXPLORED and (
+                    GRID_SIZE - 1 - r >= CAMP_MIN_DISTANCE or c >= CAMP_MIN_DISTANCE
+                ):
+                    bits |= 1 << c
+            wanted[r + POSSIBLE_PAD] = bits << POSSIBLE_PAD
+        for r in range(GRID_SIZE):
+            for c in range(GRID_SIZE):
+                sight[r, c] = known_sight(terrain, i, r, c) if terrain[i, r, c] == OPEN else 0
+        for k in range(NUM_SQUADS):
+            if not (live >> k) & 1 or assign[i, k] != NO_CAMP:
                 continue
             r = np.int64(squads[i, k, ROW])
             c = np.int64(squads[i, k, COL])
-            if k != leader and lead[r, c] > FOLLOW_DISTANCE:
-                out[i, k] = step_down(lead, r, c)
-            else:
-                out[i, k] = step_down(dist, r, c)
+            out[i, k] = search_step(
+                i, terrain, passable, sight, wanted, r, c, dists[NUM_CAMPS], queue, bias
+            )
 
 
-class FrontierAgent(BatchAgent):
-    """Fair heuristic: sees only the observation (explored map, squads, detected camps)."""
+@njit(cache=True)
+def early_strike(i, squads, camps, dists, live, mode, assign) -> None:
+    """With one camp detected and one not: send the group that reaches the detected camp first
+    among those that beat it, if it leaves a squad to search (mode 1) or even if not (mode 2)."""
+    j = 0 if camps[i, 0, 3] == DETECTED else 1
+    if camps[i, j, 3] != DETECTED:
+        return
+    best = NUM_CELLS
+    best_group = 0
+    for group in range(1, 1 << NUM_SQUADS):
+        if group & ~live:
+            continue
+        if group == live and mode < 2:
+            continue
+        s = 0
+        for k in range(NUM_SQUADS):
+            if (group >> k) & 1:
+                s += np.int64(squads[i, k, STRENGTH])
+        if s <= camps[i, j, 2]:
+            continue
+        t = arrival_time(i, squads, dists, j, group)
+        if t < best:
+            best = t
+            best_group = group
+    for k in range(NUM_SQUADS):
+        if (best_group >> k) & 1:
+            assign[i, k] = j
+
+
+class SearchAgent(BatchAgent):
+    """Fair heuristic: sees only the observation (explored map, squads, detected camps) and the
+    published rule that camps stand at Chebyshev distance >= 5 from [14, 0]."""
 
     name = "heuristic"
     description = (
-        "frontier exploration with the squads kept together; attacks a detected camp when the "
-        "strength next to it exceeds the camp's"
+        "squads search apart, each heading for the known cell with the most unexplored "
+        "camp-possible cells in sight per step of path; once both camps are detected, the "
+        "oracle's plan on the known map, attacking only with enough strength"
     )
+    params = (PATH_BIAS, EARLY_STRIKE, 0)
 
     def __init__(self, env: Any, seed: int = 0) -> None:
         super().__init__(env, seed)
-        self.actions = np.zeros((self.num_envs, NUM_SQUADS), dtype=np.int64)
+        n = self.num_envs
+        self.actions = np.zeros((n, NUM_SQUADS), dtype=np.int64)
+        self.assign = np.full((n, NUM_SQUADS), NO_CAMP, dtype=np.int64)
+        self.planned = np.full(n, -1, dtype=np.int64)
+        self.param_array = np.array(self.params, dtype=np.int64)
         self.passable = thread_scratch((GRID_SIZE, GRID_SIZE), np.bool_)
-        self.dist = thread_scratch((GRID_SIZE, GRID_SIZE), np.int64)
-        self.lead = thread_scratch((GRID_SIZE, GRID_SIZE), np.int64)
+        self.dists = thread_scratch((NUM_CAMPS + 1, GRID_SIZE, GRID_SIZE), np.int64)
         self.queue = thread_scratch((NUM_CELLS,), np.int64)
         self.remaining = thread_scratch((NUM_CAMPS,), np.bool_)
+        self.saved = thread_scratch((NUM_SQUADS,), np.int64)
+        self.sight = thread_scratch((GRID_SIZE, GRID_SIZE), np.int64)
+        self.wanted = thread_scratch((GRID_SIZE + 2 * POSSIBLE_PAD,), np.int64)
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
         run_on(
             self.num_threads, heuristic_act, obs["terrain"], obs["squads"], obs["camps"],
-            self.actions, self.passable, self.dist, self.lead, self.queue, self.remaining,
+            np.asarray(starts, dtype=np.bool_), self.param_array, self.assign, self.planned,
+            self.actions, self.passable, self.dists, self.queue, self.remaining, self.saved,
+            self.sight, self.wanted,
         )  # fmt: skip
         return self.actions.copy()
 
@@ -402,22 +579,7 @@ def oracle_act(
             plan(i, squads, camps, remaining, dists, assign)
             planned[i] = key
         # Each camp's group converges on it; squads of a taken camp were replanned above.
-        for j in range(NUM_CAMPS):
-            if not remaining[j]:
-                continue
-            group = 0
-            for k in range(NUM_SQUADS):
-                if assign[i, k] == j and squads[i, k, ALIVE] != 0:
-                    group |= 1 << k
-            if group == 0:
-                continue
-            # strike() orders every live squad; keep only this group's orders.
-            for k in range(NUM_SQUADS):
-                saved[k] = out[i, k]
-            strike(i, squads, camps, remaining, j, dists[j], out)
-            for k in range(NUM_SQUADS):
-                if not (group >> k) & 1:
-                    out[i, k] = saved[k]
+        follow_plan(i, squads, camps, remaining, dists, assign, out, saved)
 
 
 class OracleAgent(BatchAgent):
@@ -454,4 +616,4 @@ class OracleAgent(BatchAgent):
         return self.actions.copy()
 
 
-AGENTS = {"random": RandomAgent, "heuristic": FrontierAgent, "oracle": OracleAgent}
+AGENTS = {"random": RandomAgent, "heuristic": SearchAgent, "oracle": OracleAgent}
