@@ -11,7 +11,7 @@ from squad_recon_cases import ID
 
 from hiddengrid.envs.squad_recon.agents import AGENTS, SearchAgent
 from hiddengrid.envs.squad_recon.constants import ATTACK, HOLD, MOVE_NORTH, MOVE_WEST
-from hiddengrid.envs.squad_recon.redteam import PLANS, fixed_plan_agents
+from hiddengrid.design.squad_recon.redteam import PLANS, fixed_plan_agents
 from hiddengrid.evaluate import run_episodes
 
 

@@ -1,0 +1,1 @@
+"""Design tools for the squad_recon env (see ``hiddengrid.design``)."""
