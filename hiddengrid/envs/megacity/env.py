@@ -14,7 +14,7 @@ from hiddengrid.core.definition import from_modules
 from hiddengrid.core.single_env import HiddenGridEnv
 from hiddengrid.core.vector_env import HiddenGridVectorEnv
 from hiddengrid.envs.megacity import generator, render, rules, text
-from hiddengrid.envs.megacity.actions import decode_action, encode_action
+from hiddengrid.envs.megacity.actions import decode_action, encode_action, why_masked
 from hiddengrid.envs.megacity.agents import AGENTS
 from hiddengrid.envs.megacity.constants import (
     CHANNEL_SPEED,
@@ -112,7 +112,8 @@ def step_info(batch: Batch, i: int) -> dict[str, Any]:
     return {
         "reward_terms": dict(zip(REWARD_TERMS, fields["terms"][i].tolist(), strict=True)),
         "metrics": {name: fields[name].item(i) for name in METRICS},
-        "action_mask": fields["mask"][i].copy(),
+        # int8, Gymnasium's mask type: action_space.sample(mask=info["action_mask"]) works.
+        "action_mask": fields["mask"][i].astype(np.int8),
     }
 
 
@@ -126,7 +127,7 @@ def vector_info(batch: Batch) -> dict[str, Any]:
         "_reward_terms": every,
         "metrics": {name: batch[name].copy() for name in METRICS},
         "_metrics": every.copy(),
-        "action_mask": batch["mask"].copy(),
+        "action_mask": batch["mask"].astype(np.int8),
         "_action_mask": every.copy(),
     }
 
@@ -151,9 +152,9 @@ def extra_action_check(batch: Batch, actions: np.ndarray) -> None:
     if i >= 0:
         a = int(actions[i])
         where = f" in sub-env {i}" if batch.n > 1 else ""
+        why = why_masked(batch.fields, i, a) or "see info['action_mask']"
         raise ValueError(
-            f"illegal action {a} {decode_action(a)}{where}: it is masked now; "
-            "see action_masks() or info['action_mask']"
+            f"illegal action {a} {decode_action(a)}{where}: it is masked now, as {why}"
         )
 
 
