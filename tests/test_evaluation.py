@@ -88,3 +88,28 @@ def test_orchestration_sits_above_what_it_uses_and_the_cli_above_it():
     cli = (root / "cli.py").read_text()
     assert len(cli.splitlines()) <= 700
     assert '"llm"' not in cli and '"ppo"' not in cli  # the agent kinds live in evaluation
+
+
+def test_an_interval_bound_is_never_rounded_onto_the_end_it_is_not_on():
+    from hiddengrid.evaluate import EvalResult, wilson_interval
+    from hiddengrid.evaluation.plan import format_percent
+
+    low, high = wilson_interval(10_000, 10_000)
+    assert (format_percent(low), format_percent(high)) == ("99.96%", "100.0%")
+    low, high = wilson_interval(0, 10_000)
+    assert (format_percent(low), format_percent(high)) == ("0.0%", "0.04%")
+    assert format_percent(0.5) == "50.0%" and format_percent(0.123456) == "12.3%"
+    perfect = EvalResult(ID, "oracle", 10_000, 10_000, 1.0, 5.0)
+    assert "[99.96%, 100.0%]" in format_table([perfect])
+
+
+@pytest.mark.parametrize("n", [1, 7, 100, 10_000, 1_000_000])
+def test_every_displayed_bound_keeps_its_side(n):
+    from hiddengrid.evaluate import wilson_interval
+    from hiddengrid.evaluation.plan import format_percent
+
+    for k in sorted({0, 1, n // 2, n - 1, n}):
+        low, high = wilson_interval(k, n)
+        for bound in (low, high):
+            shown = float(format_percent(bound)[:-1]) / 100
+            assert (shown < 1) == (bound < 1) and (shown > 0) == (bound > 0), (k, n, bound)

@@ -242,19 +242,31 @@ def evaluate(
     return plan.run(progress=progress, say=say)
 
 
+def format_percent(value: float) -> str:
+    """A rate as a percentage with one decimal, or more where one would round a bound onto
+    the end it is not on: 0.99962 is "99.96%", not "100.0%" (10000 of 10000's lower bound)."""
+    for digits in range(1, 7):
+        text = f"{value:.{digits}%}"
+        shown = float(text[:-1]) / 100
+        if (shown < 1 or value >= 1) and (shown > 0 or value <= 0):
+            return text
+    return text
+
+
 def format_table(results: Sequence[episodes_loop.EvalResult]) -> str:
     """The results as ``hiddengrid eval`` prints them."""
     head = (
-        f"{'env':<36} {'agent':<10} {'episodes':>8} {'success':>8} {'95% CI':>15} "
+        f"{'env':<36} {'agent':<10} {'episodes':>8} {'success':>8} {'95% CI':>17} "
         f"{'return':>8} {'length':>7} {'invalid':>8}"
     )
     lines = [head, "-" * len(head)]
     for r in results:
         low, high = r.interval
         invalid = getattr(r, "invalid_rate", None)
+        interval = f"[{format_percent(low)}, {format_percent(high)}]"
         lines.append(
             f"{r.env_id:<36} {r.agent:<10} {r.episodes:>8} {r.success_rate:>8.1%} "
-            f"{f'[{low:.1%}, {high:.1%}]':>15} {r.mean_return:>8.3f} {r.mean_length:>7.2f} "
+            f"{interval:>17} {r.mean_return:>8.3f} {r.mean_length:>7.2f} "
             f"{'' if invalid is None else f'{invalid:.1%}':>8}"
         )
     return "\n".join(lines)
