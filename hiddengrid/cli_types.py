@@ -22,7 +22,8 @@ def _integer(text: str, low: int, what: str) -> int:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{echo(text)} is not an integer; {what}") from None
     if value < low:
-        raise argparse.ArgumentTypeError(f"{echo(str(value))} is out of range; {what}")
+        shown = str(value) if len(str(value)) <= 40 else echo(str(value))  # a number: unquoted
+        raise argparse.ArgumentTypeError(f"{shown} is out of range; {what}")
     return value
 
 
