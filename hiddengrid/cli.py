@@ -8,6 +8,10 @@ so they read and check the same everywhere.
 
 Every mistake in the input is one line on stderr and exit status 2, before any work starts:
 argument errors, unknown names, unwritable output paths and missing optional packages.
+
+This module only parses and prints: ``eval`` hands an :class:`~hiddengrid.evaluation.EvalRequest`
+to :mod:`hiddengrid.evaluation` (agent kinds, Ray shards, the LLM and PPO agents live there),
+and the argument types are in :mod:`hiddengrid.cli_types`.
 """
 
 from __future__ import annotations
