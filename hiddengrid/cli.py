@@ -8,15 +8,14 @@ so they read and check the same everywhere.
 
 Every mistake in the input is one line on stderr and exit status 2, before any work starts:
 argument errors, unknown names, unwritable output paths and missing optional packages.
-
-This module only parses and prints: ``eval`` hands an :class:`~hiddengrid.evaluation.EvalRequest`
-to :mod:`hiddengrid.evaluation` (agent kinds, Ray shards, the LLM and PPO agents live there),
-and the argument types are in :mod:`hiddengrid.cli_types`.
+It only parses and prints: eval's agent kinds and Ray shards live in :mod:`hiddengrid.evaluation`,
+the argument types in :mod:`hiddengrid.cli_types`.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -267,20 +266,8 @@ def eval_request(args: argparse.Namespace) -> Any:
     """The ``eval`` options as a :class:`hiddengrid.evaluation.EvalRequest`."""
     from hiddengrid.evaluation import EvalRequest, LLMOptions
 
-    llm = LLMOptions(
-        base_url=args.base_url,
-        model=args.model,
-        api_key_env=args.api_key_env,
-        history=args.history,
-        retries=args.retries,
-        timeout=args.timeout,
-        concurrency=args.concurrency,
-        reasoning=args.reasoning,
-        max_tokens=args.max_tokens,
-        temperature=args.temperature,
-        trial_episodes=args.trial_episodes,
-        out=args.out,
-    )
+    # The llm options are named as LLMOptions' fields (--base-url is base_url ...).
+    llm = LLMOptions(**{f.name: getattr(args, f.name) for f in dataclasses.fields(LLMOptions)})
     return EvalRequest(
         envs=args.env,
         agents=args.agent,
