@@ -420,9 +420,7 @@ def _spread(spread: float | None) -> str:
     """The windows' spread in percent, flagged when it is too wide to quote the median."""
     if spread is None:
         return f"{'':>7}"
-    return (
-        f"{spread:>6.0%}" + ("!" if spread > NOISY else " ") + (" noisy" if spread > NOISY else "")
-    )
+    return f"{spread:>7.0%}" + (" noisy" if spread > NOISY else "")
 
 
 def format_table(rows: list[BenchRow]) -> str:
