@@ -17,6 +17,7 @@ import ray
 
 from hiddengrid import ENV_IDS
 from hiddengrid.integrations.rllib import ppo_config
+from hiddengrid.warmup import warm_env
 
 
 def main() -> None:
@@ -28,6 +29,9 @@ def main() -> None:
     args = parser.parse_args()
     ray.init(include_dashboard=False)
     for env_id in args.env or ENV_IDS:
+        # Fill Numba's cache here first, so the env runners load the kernels instead of each
+        # compiling them (what "hiddengrid compile" does for every id).
+        warm_env(env_id)
         config = ppo_config(
             env_id,
             num_env_runners=args.env_runners,
@@ -36,7 +40,8 @@ def main() -> None:
         algo = config.build_algo()
         for it in range(args.iterations):
             result = algo.train()
-            runners = result["env_runners"]
+            # An iteration whose runners returned no sample has no "env_runners" entry.
+            runners = result.get("env_runners", {})
             print(
                 f"{env_id} iteration {it + 1}: "
                 f"return {runners.get('episode_return_mean', float('nan')):.3f} "

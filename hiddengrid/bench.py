@@ -11,9 +11,11 @@ pre-drawn action batches: for the whole vector step (``env.step``: the action ch
 the observation copy, the info) and for the bare kernel call (``step_all`` on preallocated
 arrays); above 1 the native side is faster.
 
-Ratios between two configurations are taken from alternating short windows, best window of
-each: on a machine shared with other work the best window is the one least disturbed, and
-alternating keeps a change in the load from favouring one side.
+Every configuration is measured in :data:`WINDOWS` short windows, and the figure given is the
+median window with its spread ((highest - lowest) / median); a row whose spread exceeds
+:data:`NOISY` is flagged, so a figure disturbed by other work on the machine says so instead of
+standing as a single number. Ratios between two configurations come from windows taken in
+turn, so that a change in the load does not favour one side, and are ratios of the medians.
 
 The policy is :class:`RandomPolicy` for every env, MiniGrid included: a single env gets
 actions drawn a block at a time (a few tens of ns each, far below any step here), except where
@@ -43,7 +45,8 @@ from hiddengrid.core.rng import seed_streams
 MINIGRID_ID = "MiniGrid-Empty-8x8-v0"
 ANCHOR_ENV_ID = "hiddengrid/AnomalyMapping-v0"  # the env with a C anchor
 ANCHOR_TAPE = 64  # action batches pre-drawn for the C anchor comparison, cycled
-WINDOWS = 5  # alternating windows per side of a paired measurement
+WINDOWS = 5  # windows per configuration (taken in turn with its pair, if any)
+NOISY = 0.2  # a row whose windows spread more than this (relative to the median) is flagged
 ACTION_BLOCK = 256  # unmasked actions are drawn this many at a time
 BOOL = np.dtype(np.bool_)
 
@@ -60,6 +63,7 @@ class BenchRow:
     ratio_to_one_thread: float | None = None
     ratio_to_c_anchor: float | None = None
     note: str | None = None  # why a row was skipped (steps_per_second is then 0)
+    spread: float | None = None  # (highest - lowest window) / median window
 
     def as_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
@@ -205,24 +209,37 @@ class VectorRun:
         return steps, time.perf_counter() - start
 
 
-def best_of_alternating(runs: list[Any], seconds: float) -> list[float]:
-    """Steps per second of each run: its best of :data:`WINDOWS` windows, taken in turn."""
-    best = [0.0] * len(runs)
+class Rate(float):
+    """Steps per second (the median window), carrying the windows' relative ``spread``."""
+
+    spread: float
+
+    def __new__(cls, windows: list[float]) -> Rate:
+        median = float(np.median(windows))
+        rate = super().__new__(cls, median)
+        rate.spread = (max(windows) - min(windows)) / median if median > 0 else 0.0
+        return rate
+
+
+def alternating_rates(runs: list[Any], seconds: float) -> list[Rate]:
+    """Steps per second of each run over :data:`WINDOWS` windows taken in turn: its median
+    window, with the windows' spread."""
+    windows: list[list[float]] = [[] for _ in runs]
     window = seconds / WINDOWS
     for _ in range(WINDOWS):
         for k, run in enumerate(runs):
             steps, elapsed = run.run(window)
-            best[k] = max(best[k], steps / elapsed)
-    return best
+            windows[k].append(steps / elapsed)
+    return [Rate(w) for w in windows]
 
 
 def bench_single(env_id: str, seconds: float, minigrid: SingleRun | None = None) -> BenchRow:
     run = SingleRun(env_id)
     if minigrid is None:
-        (rate,) = best_of_alternating([run], seconds)
+        (rate,) = alternating_rates([run], seconds)
         ratio = None
     else:
-        rate, minigrid_rate = best_of_alternating([run, minigrid], 2 * seconds)
+        rate, minigrid_rate = alternating_rates([run, minigrid], 2 * seconds)
         ratio = rate / minigrid_rate
     reset_us = run.reset_time / run.resets * 1e6 if run.resets else None
     return BenchRow(env_id, "gymnasium.make (single)", rate, reset_us, ratio_to_minigrid=ratio)
@@ -231,7 +248,7 @@ def bench_single(env_id: str, seconds: float, minigrid: SingleRun | None = None)
 def bench_vector(env_id: str, seconds: float, n: int, mode: str) -> BenchRow:
     run = VectorRun(env_id, n, mode)
     threads = None if mode == "sync" else run.env.unwrapped.num_threads
-    steps, elapsed = run.run(seconds)
+    (rate,) = alternating_rates([run], seconds)
     reset_us = None
     if mode == "vector_entry_point":
         t0 = time.perf_counter()
@@ -241,13 +258,13 @@ def bench_vector(env_id: str, seconds: float, n: int, mode: str) -> BenchRow:
         reset_us = (time.perf_counter() - t0) / (repeats * n) * 1e6
     run.env.close()
     label = f"SyncVectorEnv x{n}" if mode == "sync" else f"native vector N={n}"
-    return BenchRow(env_id, label, steps / elapsed, reset_us, num_threads=threads)
+    return BenchRow(env_id, label, rate, reset_us, num_threads=threads)
 
 
 def bench_threads(env_id: str, seconds: float, n: int, threads: int) -> list[BenchRow]:
     """The native vector env of ``n`` sub-envs on one thread and on ``threads``, alternating."""
     runs = [VectorRun(env_id, n, "vector_entry_point", num_threads=t) for t in (1, threads)]
-    one, many = best_of_alternating(runs, 2 * seconds)
+    one, many = alternating_rates(runs, 2 * seconds)
     for run in runs:
         run.env.close()
     return [
@@ -311,7 +328,7 @@ def bench_c_anchor(env_id: str, seconds: float, n: int) -> list[BenchRow]:
         step_all(actions, *args)
 
     runs = [TapeRun(env.step, tape), TapeRun(kernel_step, tape), TapeRun(engine.step, tape)]
-    whole, bare, c = best_of_alternating(runs, 3 * seconds)
+    whole, bare, c = alternating_rates(runs, 3 * seconds)
     env.close()
     kernel_env.close()
     return [
@@ -387,6 +404,8 @@ def run_bench(
         for row in env_rows:
             if row.note is None:
                 row.ratio_to_sync = row.steps_per_second / sync
+            row.spread = getattr(row.steps_per_second, "spread", None)
+            row.steps_per_second = float(row.steps_per_second)  # plain in JSON
         rows += env_rows
     return rows
 
@@ -395,10 +414,17 @@ def _ratio(value: float | None, width: int) -> str:
     return f"{value:>{width}.2f}" if value is not None else f"{'':>{width}}"
 
 
+def _spread(spread: float | None) -> str:
+    """The windows' spread in percent, flagged when it is too wide to quote the median."""
+    if spread is None:
+        return f"{'':>7}"
+    return f"{spread:>7.0%}" + (" noisy" if spread > NOISY else "")
+
+
 def format_table(rows: list[BenchRow]) -> str:
     head = (
         f"{'env':<36} {'configuration':<26} {'threads':>7} {'steps/s':>14} {'x Sync':>8} "
-        f"{'reset us':>9} {'x 1 thread':>10} {'x MiniGrid':>10}"
+        f"{'reset us':>9} {'x 1 thread':>10} {'x MiniGrid':>10} {'spread':>7}"
     )
     lines = [head, "-" * len(head)]
     anchor = []
@@ -413,7 +439,7 @@ def format_table(rows: list[BenchRow]) -> str:
         lines.append(
             f"{row.env_id:<36} {row.config:<26} {threads} {row.steps_per_second:>14,.0f} "
             f"{row.ratio_to_sync:>8.1f} {reset} {_ratio(row.ratio_to_one_thread, 10)} "
-            f"{_ratio(row.ratio_to_minigrid, 10)}"
+            f"{_ratio(row.ratio_to_minigrid, 10)} {_spread(row.spread)}"
         )
     for row in anchor:
         what = (
@@ -424,6 +450,12 @@ def format_table(rows: list[BenchRow]) -> str:
         lines.append(
             f"x C anchor {row.ratio_to_c_anchor:.2f}: {row.env_id} {row.config}, one thread, "
             f"{what} / hand-written C step"
+        )
+    if any(row.spread is not None and row.spread > NOISY for row in rows):
+        lines.append(
+            f"noisy: the {WINDOWS} windows of a flagged row spread more than {NOISY:.0%} of "
+            "their median (other work on the machine); rerun with more --seconds or on an idle "
+            "machine before quoting it"
         )
     if max_threads() == 1:
         lines.append("threads: this process may use one core only; no threads comparison")

@@ -8,25 +8,33 @@ so they read and check the same everywhere.
 
 Every mistake in the input is one line on stderr and exit status 2, before any work starts:
 argument errors, unknown names, unwritable output paths and missing optional packages.
+It only parses and prints: eval's agent kinds and Ray shards live in :mod:`hiddengrid.evaluation`,
+the argument types in :mod:`hiddengrid.cli_types`.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
+import dataclasses
 import json
-import math
-import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from hiddengrid import __version__
+from hiddengrid.cli_types import (
+    echo,
+    env_arg,
+    env_id_arg,
+    nonnegative_float,
+    nonnegative_int,
+    positive_float,
+    positive_int,
+    seed_int,
+)
 from hiddengrid.registry import ENV_IDS, definition_of
 
-DEFAULT_EPISODES = 10_000
-DEFAULT_LLM_EPISODES = 20
 USAGE_ERROR = 2
 
 
@@ -50,71 +58,6 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
         raise SystemExit(USAGE_ERROR)
-
-
-# --- argument types: each refuses a bad value with one line saying what is valid -----------
-
-
-def _integer(text: str, low: int, what: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer; {what}") from None
-    if value < low:
-        raise argparse.ArgumentTypeError(f"{value} is out of range; {what}")
-    return value
-
-
-def positive_int(text: str) -> int:
-    return _integer(text, 1, "give an integer >= 1")
-
-
-def seed_int(text: str) -> int:
-    return _integer(text, 0, "a seed is an integer >= 0")
-
-
-def nonnegative_int(text: str) -> int:
-    return _integer(text, 0, "give an integer >= 0")
-
-
-def nonnegative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number; give a number >= 0") from None
-    if not (value >= 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"{text!r} is out of range; give a number >= 0")
-    return value
-
-
-def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number; give a number > 0") from None
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"{text!r} is out of range; give a number > 0")
-    return value
-
-
-def env_id_arg(text: str) -> str:
-    """A registered id; the ``hiddengrid/`` prefix may be left out."""
-    for candidate in (text, f"hiddengrid/{text}"):
-        if candidate in ENV_IDS:
-            return candidate
-    raise argparse.ArgumentTypeError(f"unknown env {text!r}; registered: {', '.join(ENV_IDS)}")
-
-
-def env_arg(text: str) -> tuple[str, Any]:
-    """``key=value``; the value is read as JSON (``2``, ``true``), else kept as text."""
-    key, sep, raw = text.partition("=")
-    if not sep or not key.strip():
-        raise argparse.ArgumentTypeError(f"{text!r} is not key=value (e.g. level=2)")
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        value = raw
-    return key.strip(), value
 
 
 # --- shared options ---------------------------------------------------------------------------
@@ -153,31 +96,53 @@ def json_option(p: argparse.ArgumentParser) -> None:
 
 
 def check_output_path(path: str | None, option: str, suffix: str | None = None) -> None:
-    """Refuses, before the run, an output path that cannot be written."""
+    """Refuses, before the run, an output path that cannot be written.
+
+    The file is really opened (and removed again if it was not there): ``os.access`` says yes
+    to root for folders such as /proc where no file can be made."""
     if path is None:
         return
     target = Path(path)
+    name = echo(path)
     if suffix is not None and target.suffix.lower() != suffix:
-        raise CLIError(f"{option} {path!r} must be a {suffix} file")
+        raise CLIError(f"{option} {name} must be a {suffix} file")
     folder = target.parent
     if target.is_dir():
-        raise CLIError(f"{option} {path!r} is a folder; give a file name")
+        raise CLIError(f"{option} {name} is a folder; give a file name")
     if not folder.is_dir():
-        raise CLIError(f"{option} {path!r}: folder {str(folder)!r} does not exist")
-    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise CLIError(f"{option} {path!r} is not writable")
+        raise CLIError(f"{option} {name}: folder {echo(str(folder))} does not exist")
+    existed = target.exists()
+    try:
+        with open(target, "a"):
+            pass
+    except OSError as exc:
+        raise CLIError(f"{option} {name} cannot be written ({exc.strerror or exc})") from None
+    finally:
+        if not existed and target.exists():
+            target.unlink()
+
+
+def require(modules: Sequence[str], package: str, what: str) -> None:
+    """Optional packages a command needs, named in one line before any work when missing."""
+    import importlib
+
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            raise CLIError(
+                f"{what} needs {module}, which is not installed: pip install '{package}'"
+            ) from None
 
 
 def env_kwargs(env_id: str, pairs: Sequence[tuple[str, Any]]) -> dict[str, Any]:
     """The ``--env-arg`` pairs as keyword arguments, checked by the env before any run."""
-    import gymnasium as gym
+    from hiddengrid.evaluation import EvalError, check_env_kwargs
 
-    kwargs = dict(pairs)
     try:
-        definition_of(env_id).configure({**gym.spec(env_id).kwargs, **kwargs})
-    except (TypeError, ValueError) as exc:
-        raise CLIError(f"--env-arg for {env_id}: {exc}") from None
-    return kwargs
+        return check_env_kwargs(env_id, dict(pairs))
+    except EvalError as exc:
+        raise CLIError(str(exc)) from None
 
 
 def agents_of(env_id: str) -> list[str]:
@@ -222,8 +187,7 @@ def add_eval(sub: Any) -> None:
         "--episodes",
         type=positive_int,
         default=None,
-        help=f"episodes per env and agent (default {DEFAULT_EPISODES}; "
-        f"{DEFAULT_LLM_EPISODES} for llm)",
+        help="episodes per env and agent (default 10000; 20 for llm)",
     )
     seed_option(p, 0, "episode k plays seed SEED+k (default 0)")
     env_args_option(p)
@@ -251,10 +215,13 @@ def add_eval(sub: Any) -> None:
     llm.add_argument("--model", help="model name to request")
     llm.add_argument("--api-key-env", default="OPENAI_API_KEY", help="env var holding the API key")
     llm.add_argument(
-        "--history", type=seed_int, default=6, help="past turns kept in the prompt (default 6)"
+        "--history",
+        type=nonnegative_int,
+        default=6,
+        help="past turns kept in the prompt (default 6)",
     )
     llm.add_argument(
-        "--retries", type=seed_int, default=5, help="retries on network errors (default 5)"
+        "--retries", type=nonnegative_int, default=5, help="retries on network errors (default 5)"
     )
     llm.add_argument(
         "--timeout", type=positive_float, default=60.0, help="seconds per request (default 60)"
@@ -295,205 +262,47 @@ def add_eval(sub: Any) -> None:
     p.set_defaults(func=cmd_eval)
 
 
-def eval_jobs(args: argparse.Namespace) -> list[tuple[str, str]]:
-    """(env id, agent) pairs to run, each once, after checking every name."""
-    jobs = []
-    for env_id in _unique(args.env) or list(ENV_IDS):
-        agents = agents_of(env_id)
-        for name in _unique(args.agent) or agents:
-            if name not in agents and name not in ("llm", "ppo"):
-                raise CLIError(
-                    f"{env_id} has no agent {name!r}; it has {', '.join(agents)}, llm and ppo"
-                )
-            jobs.append((env_id, name))
-    return jobs
+def eval_request(args: argparse.Namespace) -> Any:
+    """The ``eval`` options as a :class:`hiddengrid.evaluation.EvalRequest`."""
+    from hiddengrid.evaluation import EvalRequest, LLMOptions
+
+    # The llm options are named as LLMOptions' fields (--base-url is base_url ...).
+    llm = LLMOptions(**{f.name: getattr(args, f.name) for f in dataclasses.fields(LLMOptions)})
+    return EvalRequest(
+        envs=args.env,
+        agents=args.agent,
+        episodes=args.episodes,
+        seed=args.seed,
+        env_kwargs=dict(args.env_arg),
+        checkpoint=args.checkpoint,
+        llm=llm,
+        ray=args.ray,
+        shard_size=args.shard_size,
+    )
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from hiddengrid.evaluate import prepare, run_episodes
+    from hiddengrid.evaluation import EvalError, format_table, plan_eval
 
-    jobs = eval_jobs(args)
-    kwargs = {
-        env_id: env_kwargs(env_id, args.env_arg) for env_id in dict.fromkeys(e for e, _ in jobs)
-    }
-    check_output_path(args.json, "--json")
-    ppo_agent = _ppo_agent(args, jobs) if any(name == "ppo" for _, name in jobs) else None
+    try:
+        plan = plan_eval(eval_request(args))
+        check_output_path(args.json, "--json")
+        # Compile first, saying so, so that the progress bar starts on real speeds.
+        plan.prepare(say=lambda line: print(line, file=sys.stderr, flush=True))
+        from tqdm import tqdm
 
-    def episodes_of(name: str) -> int:
-        if args.episodes is not None:
-            return args.episodes
-        return DEFAULT_LLM_EPISODES if name == "llm" else DEFAULT_EPISODES
-
-    llm_envs = [env_id for env_id, name in jobs if name == "llm"]
-    llm_config = _llm_config(args, llm_envs, episodes_of("llm")) if llm_envs else None
-
-    # Compile first, saying so, so that the progress bar starts on real speeds.
-    for env_id, kw in kwargs.items():
-        names = [name for e, name in jobs if e == env_id and name not in ("llm", "ppo")]
-        prepare(env_id, names, kw, say=lambda line: print(line, file=sys.stderr, flush=True))
-
-    from tqdm import tqdm
-
-    results = []
-    total = sum(episodes_of(name) for _, name in jobs)
-    with tqdm(total=total, unit="ep", file=sys.stderr) as bar:
-        llm_results = _run_llm(args, llm_config, bar) if llm_config else {}
-        for env_id, name in jobs:
-            bar.set_description(f"{env_id.split('/')[-1]} {name}")
-            if name == "llm":
-                results.append(llm_results[env_id])
-            elif args.ray is not None and name != "ppo":
-                from hiddengrid.ray_eval import ray_executor, run_sharded
-
-                result = run_sharded(
-                    env_id,
-                    name,
-                    episodes_of(name),
-                    seed=args.seed,
-                    shard_size=args.shard_size,
-                    executor=ray_executor(args.ray or None),
-                    env_kwargs=kwargs[env_id],
-                )
-                bar.update(result.episodes)
-                results.append(result)
-            else:
-                result = run_episodes(
-                    env_id,
-                    name,
-                    episodes_of(name),
-                    seed=args.seed,
-                    progress=bar.update,
-                    env_kwargs=kwargs[env_id],
-                    agent_factory=ppo_agent if name == "ppo" else None,
-                )
-                results.append(result)
-    head = (
-        f"{'env':<36} {'agent':<10} {'episodes':>8} {'success':>8} {'95% CI':>15} "
-        f"{'return':>8} {'length':>7} {'invalid':>8}"
-    )
-    print(head)
-    print("-" * len(head))
-    for r in results:
-        low, high = r.interval
-        invalid = getattr(r, "invalid_rate", None)
-        print(
-            f"{r.env_id:<36} {r.agent:<10} {r.episodes:>8} {r.success_rate:>8.1%} "
-            f"{f'[{low:.1%}, {high:.1%}]':>15} {r.mean_return:>8.3f} {r.mean_length:>7.2f} "
-            f"{'' if invalid is None else f'{invalid:.1%}':>8}"
-        )
+        with tqdm(total=plan.total_episodes, unit="ep", file=sys.stderr) as bar:
+            results = plan.run(
+                progress=bar.update,
+                describe=bar.set_description,
+                say=lambda line: bar.write(line, sys.stderr),
+            )
+    except EvalError as exc:
+        raise CLIError(str(exc)) from None
+    print(format_table(results))
     if args.json:
-        rows = [{**r.as_dict(), "seed": args.seed, "env_kwargs": kwargs[r.env_id]} for r in results]
-        _write_json(args.json, rows)
+        _write_json(args.json, plan.json_rows(results))
     return 0
-
-
-def _ppo_agent(args: argparse.Namespace, jobs: list[tuple[str, str]]) -> Callable[..., Any]:
-    """A factory for the checkpoint's agent; checks the file and its env before any episode."""
-    if not args.checkpoint:
-        raise CLIError("--agent ppo needs --checkpoint FILE (written by hiddengrid train)")
-    try:
-        from hiddengrid.train.agent import PPOAgent
-        from hiddengrid.train.checkpoint import load_checkpoint
-    except ImportError as exc:
-        raise CLIError(
-            f"--agent ppo needs the train extra (pip install 'hiddengrid[train]'): {exc}"
-        ) from None
-    try:
-        _, config, _ = load_checkpoint(args.checkpoint)
-    except (OSError, ValueError) as exc:
-        raise CLIError(f"--checkpoint {args.checkpoint!r}: {exc}") from None
-    for env_id, name in jobs:
-        if name == "ppo" and env_id != config.env_id:
-            raise CLIError(
-                f"checkpoint {args.checkpoint!r} was trained on {config.env_id}, not {env_id}; "
-                f"pass --env {config.env_id}"
-            )
-    return functools.partial(PPOAgent, checkpoint=args.checkpoint)
-
-
-def _llm_config(args: argparse.Namespace, env_ids: list[str], episodes: int) -> Any:
-    """The LLM run's settings and its server, checked before any work starts."""
-    from hiddengrid.llm.run import RunConfig
-
-    if not args.base_url or not args.model:
-        raise CLIError("--agent llm needs --base-url and --model")
-    try:
-        config = RunConfig(
-            envs=tuple(env_ids),
-            model=args.model,
-            base_url=args.base_url,
-            episodes=episodes,
-            seed=args.seed,
-            trial_episodes=args.trial_episodes,
-            reasoning=args.reasoning,
-            max_tokens=args.max_tokens,
-            temperature=args.temperature,
-            history=args.history,
-        )
-    except ValueError as exc:
-        raise CLIError(f"--agent llm: {exc}") from None
-    _check_llm_server(args)
-    return config
-
-
-def _run_llm(args: argparse.Namespace, config: Any, bar: Any) -> dict:
-    """Runs (or resumes) the LLM agent into one results folder."""
-    from hiddengrid.llm.client import LLMError
-    from hiddengrid.llm.run import RunDirError, run
-    from hiddengrid.llm.summary import eval_result
-
-    bar.set_description(f"llm x{args.concurrency}")
-    folder = Path(args.out) if args.out else config.default_dir()
-    try:
-        folder, summary = run(
-            config,
-            folder,
-            concurrency=args.concurrency,
-            api_key_env=args.api_key_env,
-            retries=args.retries,
-            timeout=args.timeout,
-            progress=bar.update,
-        )
-    except (LLMError, RunDirError) as exc:
-        raise CLIError(f"--agent llm: {exc}") from None
-    except KeyboardInterrupt:
-        raise CLIError(
-            f"interrupted: finished trials are saved in {folder}; run the same command to resume"
-        ) from None
-    bar.write(
-        f"llm results: {folder} (hiddengrid report {folder} writes the HTML page)", sys.stderr
-    )
-    if config.trial_episodes > 1:
-        for env_id, env_summary in summary["envs"].items():
-            curve = ", ".join(
-                f"{row['index'] + 1}: {row['success_rate']:.0%}"
-                for row in env_summary["by_trial_episode"]
-            )
-            bar.write(f"{env_id} success by episode within a trial: {curve}", sys.stderr)
-    return {env_id: eval_result(env_id, s) for env_id, s in summary["envs"].items()}
-
-
-def _check_llm_server(args: argparse.Namespace) -> None:
-    """The server named by ``--base-url``: an http(s) URL that accepts a connection."""
-    from urllib.parse import urlparse
-
-    if not args.base_url or not args.model:
-        raise CLIError("--agent llm needs --base-url and --model")
-    url = urlparse(args.base_url)
-    if url.scheme not in ("http", "https") or not url.hostname:
-        raise CLIError(f"--base-url {args.base_url!r} is not an http(s) URL")
-    _check_reachable(url.hostname, url.port or (443 if url.scheme == "https" else 80), args)
-
-
-def _check_reachable(host: str, port: int, args: argparse.Namespace) -> None:
-    """A server that is not listening is named before the run, not after minutes of retries."""
-    import socket
-
-    try:
-        socket.create_connection((host, port), timeout=min(args.timeout, 10.0)).close()
-    except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        raise CLIError(f"--base-url {args.base_url}: cannot connect ({reason})") from None
 
 
 # --- bench ------------------------------------------------------------------------------------
@@ -582,8 +391,10 @@ def add_bench(sub: Any) -> None:
 def cmd_bench(args: argparse.Namespace) -> int:
     check_output_path(args.json, "--json")
     if args.llm:
+        require(("openai",), "hiddengrid[llm]", "bench --llm")
         return _bench_llm(args)
     if args.train:
+        require(("torch", "stable_baselines3", "sb3_contrib"), "hiddengrid[train]", "bench --train")
         from hiddengrid.train.bench import run_train_bench
 
         env_id = (args.env or ["hiddengrid/AnomalyMapping-v0"])[0]
@@ -760,7 +571,7 @@ def add_report(sub: Any) -> None:
     p.add_argument("--out", metavar="FILE.html", help="default RUN_DIR/report.html")
     p.add_argument(
         "--pictures",
-        type=seed_int,
+        type=nonnegative_int,
         default=5,
         metavar="N",
         help="episodes per env drawn (default 5)",

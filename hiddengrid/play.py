@@ -4,19 +4,25 @@ The game's own words always win: an answer the game reads as an action is played
 InvertedTreasure's ``reveal`` is the game's Reveal. Commands of this program start with a
 colon (``:help``, ``:rules``, ``:show``, ``:reset``, ``:quit``); the bare word works too when
 the game has no action of that name. Invalid answers never end a person's episode, and an
-empty line just asks again.
+empty line just asks again. In games that move by compass words, one key moves: ``n``, ``s``,
+``e``, ``w`` (when the game does not read that key itself).
+
+``:show`` (and ``--reveal`` each turn) shows the picture and the episode's hidden scenario, the
+draw the game keeps from the player (the node, the icons' meanings, the geology ...).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from hiddengrid.text.env import make_text
 from hiddengrid.text.parse import TextActionError, quote
 
 HELP = (
-    "Type an action (its name or number). Commands: ':rules' to read the rules again, "
+    "Type an action (its name or number; n, s, e, w move where the game moves by compass). "
+    "Commands: ':rules' to read the rules again, "
     "':show' to show the whole hidden state, ':reset' for a new episode, ':quit' to leave "
     "(also without the colon when the game has no action of that name)."
 )
@@ -30,6 +36,31 @@ COMMANDS = {
     "exit": "quit",
     "q": "quit",
 }
+
+
+KEYS = {"n": "north", "s": "south", "e": "east", "w": "west"}
+
+
+def expand_key(answer: str, is_action: Callable[[str], bool]) -> str:
+    """A single compass key as the game's word for it, when the game does not read the key
+    itself but reads the word; anything else unchanged."""
+    key = answer.strip().lower()
+    if key in KEYS and not is_action(key) and is_action(KEYS[key]):
+        return KEYS[key]
+    return answer
+
+
+def hidden_state(picture: str, scenario: Mapping[str, Any]) -> str:
+    """The picture, then every field of the hidden scenario (a grid row by row)."""
+    lines = [picture, "Hidden scenario of this episode:"]
+    for key, value in scenario.items():
+        is_grid = isinstance(value, list) and value and all(isinstance(r, list) for r in value)
+        if is_grid and all(not isinstance(x, list) for r in value for x in r):
+            lines.append(f"  {key}:")
+            lines += ["    " + " ".join(f"{x:>3}" for x in row) for row in value]
+        else:
+            lines.append(f"  {key}: {json.dumps(value)}")
+    return "\n".join(lines)
 
 
 def command_of(answer: str, is_action: Callable[[str], bool]) -> str | None:
@@ -60,13 +91,16 @@ def play(
             return False
         return True
 
+    def show() -> str:
+        return hidden_state(tenv.render(), tenv.base.scenario)
+
     text, _ = tenv.reset(seed=seed)
     write(text)
     write(HELP)
     score = 0.0
     while True:
         if reveal:
-            write(tenv.render())
+            write(show())
         try:
             answer = read("> ")
         except (EOFError, KeyboardInterrupt):
@@ -88,13 +122,13 @@ def play(
             write(tenv.rules)
             continue
         if command == "show":
-            write(tenv.render())
+            write(show())
             continue
         if command == "reset":
             text, _ = tenv.reset()
             write(tenv.prompt())
             continue
-        text, reward, terminated, truncated, info = tenv.step(answer)
+        text, reward, terminated, truncated, info = tenv.step(expand_key(answer, is_action))
         score += reward
         write(text)
         if reward:

@@ -141,7 +141,6 @@ def record_episode_html(
         "return": rec.total,
         "success": success,
     }
-    write_episode_page(
-        out, f"hiddengrid: {env_id} played by {agent_name}", episode["meta"], episode
-    )
+    # The episode's meta line is shown above the viewer already: the page adds none.
+    write_episode_page(out, f"hiddengrid: {env_id} played by {agent_name}", "", episode)
     return len(rec.frames), rec.outcome, rec.total

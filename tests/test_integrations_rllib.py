@@ -71,3 +71,11 @@ def test_ppo_trains_one_iteration_with_an_env_runner(local_ray, env_id: str) -> 
     runners = result["env_runners"]
     assert runners["num_env_steps_sampled_lifetime"] >= 256
     assert "learners" in result
+
+
+def test_a_runners_first_sample_may_outlast_a_cold_compile() -> None:
+    pytest.importorskip("ray.rllib.algorithms.ppo")
+    from hiddengrid.integrations.rllib import SAMPLE_TIMEOUT_S, ppo_config
+
+    config = ppo_config("hiddengrid/Megacity-v0")
+    assert config.sample_timeout_s == SAMPLE_TIMEOUT_S >= 600  # RLlib's default is 60 s

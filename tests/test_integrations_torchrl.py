@@ -49,7 +49,9 @@ def test_gym_env_by_id_steps(env_id: str) -> None:
     # GymEnv probes frameskip first and retries only on Python's own TypeError wording.
     env = torchrl_envs.GymEnv(env_id)
     td = env.reset()
+    assert set(env.observation_spec.keys()) <= set(td.keys())
     base = env._env.unwrapped
+    steps = 0
     for _ in range(5):
         if base.definition.masked:
             action = int(np.flatnonzero(base.action_masks())[0])
@@ -57,9 +59,14 @@ def test_gym_env_by_id_steps(env_id: str) -> None:
         else:
             td = env.rand_action(td)
         td = env.step(td)
+        steps += 1
+        reward = td["next", "reward"]
+        assert reward.shape == env.reward_spec.shape and torch.isfinite(reward).all()
+        assert env.observation_spec.is_in(td["next"].select(*env.observation_spec.keys()))
         if td["next", "done"].item():
             break
         td = td["next"]
+    assert steps >= 1
     env.close()
 
 

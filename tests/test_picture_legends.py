@@ -62,3 +62,19 @@ def test_legend_wraps_inside_the_picture():
     assert bottom > 20  # it took more than one row
     assert (img[:, -2:] == 255).all()  # nothing drawn past the right edge
     assert np.any(img != 255)
+
+
+def test_anomaly_mapping_sensor_window_stays_off_the_status_and_legend():
+    """With the agent on an edge row or column the window is clipped to the lab, so nothing
+    green is drawn below the grid but the legend's own SENSOR swatch."""
+    env = make("hiddengrid/AnomalyMapping-v0", render_mode="rgb_array")
+    env.reset(seed=1_000_005)
+    batch = env.unwrapped.batch
+    size = am_render.GRID_SIZE * am_render.TILE
+    for r, c in ((am_render.GRID_SIZE - 1, 3), (0, 0), (7, am_render.GRID_SIZE - 1)):
+        batch["agent"][0] = (r, c)
+        frame = am_render.render_rgb(batch, 0)
+        status = frame[size : size + 28].reshape(-1, 3)  # the status line, above the legend
+        assert not (status == am_render.WINDOW).all(axis=1).any(), (r, c)
+        window = frame[:size, :size].reshape(-1, 3)
+        assert (window == am_render.WINDOW).all(axis=1).any()  # the window is still drawn

@@ -43,6 +43,9 @@ def is_masked(env_id: str) -> bool:
         env.close()
 
 
+SAMPLE_TIMEOUT_S = 900.0
+
+
 def ppo_config(
     env_id: str,
     num_env_runners: int = 1,
@@ -64,6 +67,9 @@ def ppo_config(
             num_env_runners=num_env_runners,
             num_envs_per_env_runner=num_envs_per_env_runner,
             gym_env_vectorize_mode="vector_entry_point",
+            # RLlib's default 60 s ends a runner's first sample while a cold Numba cache
+            # is still compiling the env (Megacity takes minutes on a busy machine).
+            sample_timeout_s=SAMPLE_TIMEOUT_S,
         )
     )
     if training:

@@ -27,10 +27,14 @@
     const v = all[step];
     slider.max = String(all.length - 1);
     slider.value = String(step);
-    $("step-label").textContent = v.end ? `end (after ${all.length - 1} answers)`
-                                        : `answer ${step + 1} of ${all.length - 1}`;
+    // An agent of numbers (record --html) gives actions, not answers: no answer panel.
+    const numeric = episode.steps.every((s) => s.answer === null);
+    const unit = numeric ? "step" : "answer";
+    $("step-label").textContent = v.end ? `end (after ${all.length - 1} ${unit}s)`
+                                        : `${unit} ${step + 1} of ${all.length - 1}`;
     $("observation").textContent = v.observation;
-    $("answer").textContent = v.end ? "" : (v.answer === null ? "(numeric agent)" : v.answer);
+    $("answer").textContent = v.end || v.answer === null ? "" : v.answer;
+    $("answer").parentElement.style.display = numeric ? "none" : "";
     $("reasoning").textContent = v.reasoning || "";
     $("reasoning-panel").style.display = v.reasoning ? "" : "none";
     const action = $("action");

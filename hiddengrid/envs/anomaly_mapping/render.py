@@ -95,7 +95,10 @@ def render_rgb(batch: Batch, i: int) -> np.ndarray:
     draw.fill_polygon(img, [(cy - h, cx), (cy, cx + h), (cy + h, cx), (cy, cx - h)], NODE)
     ar, ac = (int(v) for v in batch["agent"][i])
     facing = int(batch["facing"][i])
-    draw.outline_rect(img, (ar - 1) * TILE, (ac - 1) * TILE, 3 * TILE, 3 * TILE, WINDOW, 3)
+    # The sensor window, clipped to the lab (on an edge row it would cover the legend).
+    top, left = max(ar - 1, 0), max(ac - 1, 0)
+    rows, cols = min(ar + 1, GRID_SIZE - 1) - top + 1, min(ac + 1, GRID_SIZE - 1) - left + 1
+    draw.outline_rect(img, top * TILE, left * TILE, rows * TILE, cols * TILE, WINDOW, 3)
     draw.arrow(
         img,
         ar * TILE + TILE / 2,

@@ -7,19 +7,30 @@ from typing import Any
 
 from hiddengrid.envs.megacity.constants import (
     BUILD_BASE,
+    BUILD_COST,
+    CELL_NAMES,
+    CHAMBER,
     CONDUIT_BASE,
+    CONDUIT_COST_PER_CELL,
     CONDUIT_PATHS,
+    DECODED,
     DIRECTION_NAMES,
     EXCAVATE_BASE,
+    EXCAVATE_COST,
     GRID,
     MATERIAL_NAMES,
     NUM_ACTIONS,
     NUM_CELLS,
     RESEARCH_BASE,
+    RESEARCH_COST,
+    ROCK,
     RULE_NAMES,
     SCAN,
+    SCAN_COST,
     SUPPORT_BASE,
+    SUPPORT_COST,
     VENT_BASE,
+    VENT_COST,
     WAIT,
 )
 
@@ -142,3 +153,64 @@ def encode_action(*action: Any) -> int:
     if kind == "research":
         return RESEARCH_BASE + _name(params[0], RULE_NAMES, "the rule")
     return WAIT if kind == "wait" else SCAN
+
+
+def why_masked(fields: Any, i: int, action: int) -> str | None:
+    """Why ``action`` is not legal in sub-env ``i`` of a batch's ``fields``, in words (e.g.
+    ``"build needs a chamber; cell (1, 2) is rock"``), or ``None`` when it is legal.
+
+    Only the error path calls it, so it restates the mask's rules (``rules.write_mask``) in
+    plain Python; a test checks that it is ``None`` exactly where the mask is ``True``.
+    """
+
+    power = int(fields["power"][i])
+    cells = fields["cells"][i]
+    kind = decode_action(action)
+    verb = kind[0]
+
+    def cost(amount: int) -> str | None:
+        if power >= amount:
+            return None
+        return f"{verb} costs {amount} power and the city has {power}"
+
+    def cell_text(cell: Cell) -> str:
+        name = CELL_NAMES[int(cells[cell])]
+        return f"cell {cell} is {'rock' if name == 'rock' else 'a ' + name}"
+
+    if verb == "excavate":
+        if cells[kind[1]] != ROCK:
+            return f"excavate needs rock; {cell_text(kind[1])}"
+        return cost(EXCAVATE_COST)
+    if verb == "support":
+        material, cell = kind[1], kind[2]
+        m = MATERIAL_NAMES.index(material)
+        if cells[cell] == ROCK:
+            return f"support needs an open cell; {cell_text(cell)}"
+        if fields["supports"][i][cell] != 0:
+            return f"cell {cell} is supported already"
+        if fields["components"][i][m - 1] == 0:
+            return f"{material} is not available yet (research unlocks it)"
+        return cost(int(SUPPORT_COST[m]))
+    if verb == "vent":
+        cell = kind[1]
+        if cells[cell] == ROCK:
+            return f"vent needs an open cell; {cell_text(cell)}"
+        if fields["vents"][i][cell] != 0:
+            return f"cell {cell} has a shaft already"
+        return cost(VENT_COST)
+    if verb == "conduit":
+        laid = [cell for cell in kind[1] if fields["conduits"][i][cell] != 0]
+        if laid:
+            return f"cell {laid[0]} holds a conduit already"
+        return cost(CONDUIT_COST_PER_CELL * len(kind[1]))
+    if verb == "build":
+        if cells[kind[1]] != CHAMBER:
+            return f"build needs a chamber; {cell_text(kind[1])}"
+        return cost(BUILD_COST)
+    if verb == "research":
+        if fields["research"][i][RULE_NAMES.index(kind[1])] >= DECODED:
+            return f"the {kind[1]} rule is decoded already"
+        return cost(RESEARCH_COST)
+    if verb == "scan":
+        return cost(SCAN_COST)
+    return None  # wait is always legal

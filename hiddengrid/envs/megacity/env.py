@@ -13,7 +13,7 @@ from hiddengrid.core.definition import from_modules
 from hiddengrid.core.single_env import HiddenGridEnv
 from hiddengrid.core.vector_env import HiddenGridVectorEnv
 from hiddengrid.envs.megacity import ENV_ID, generator, render, rules, text
-from hiddengrid.envs.megacity.actions import decode_action, encode_action
+from hiddengrid.envs.megacity.actions import decode_action, encode_action, why_masked
 from hiddengrid.envs.megacity.agents import AGENTS
 from hiddengrid.envs.megacity.constants import (
     CHANNEL_SPEED,
@@ -127,7 +127,8 @@ def vector_info(batch: Batch) -> dict[str, Any]:
 
 
 def explain_masked(batch: Batch, i: int, action: int) -> str:
-    return f"{decode_action(action)} is masked now; see action_masks() or info['action_mask']"
+    why = why_masked(batch.fields, i, action) or "see info['action_mask']"
+    return f"{decode_action(action)} is masked now, as {why}"
 
 
 def setup(batch: Batch) -> None:

@@ -340,7 +340,8 @@ def _structured(s: str) -> tuple[Any, ...]:
     m = _PATTERNS[verb].fullmatch(s)
     if m is None:
         raise TextActionError(
-            f"cannot read {quote(s)} as a {verb} action; e.g. {_EXAMPLES[verb]!r}"
+            f"cannot read {quote(s)} as {'an' if verb[0] in 'aeiou' else 'a'} {verb} action; "
+            f"e.g. {_EXAMPLES[verb]!r}"
         )
     g = m.groups()
     if verb in ("excavate", "build"):

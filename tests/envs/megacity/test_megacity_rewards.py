@@ -28,7 +28,8 @@ def test_reset_info_has_metrics_and_mask() -> None:
     env = make_env()
     _, info = env.reset(seed=3)
     assert info["metrics"] == {"integrity": 100, "air": 85, "power": 50, "districts": 0}
-    assert info["action_mask"].shape == (390,) and info["action_mask"].dtype == bool
+    # int8, Gymnasium's mask type, so action_space.sample(mask=info["action_mask"]) works
+    assert info["action_mask"].shape == (390,) and info["action_mask"].dtype == np.int8
     assert np.array_equal(info["action_mask"], env.unwrapped.action_masks())
 
 

@@ -1,0 +1,243 @@
+"""The agents an evaluation can play besides an env's own: ``ppo`` and ``llm``.
+
+Each kind checks everything it needs in :meth:`check` (files, packages, servers, folders), so
+a bad request fails before any kernel compiles; :meth:`start` runs what is played all at once
+(the language model plays every env in one results folder); :meth:`result` gives one env's
+result. An env's own agents need none of this: :mod:`hiddengrid.evaluation.plan` runs them.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from hiddengrid import evaluate
+
+
+class EvalError(ValueError):
+    """A mistake in an evaluation request: one line saying what was wrong and what is valid."""
+
+
+Progress = Callable[[int], None]
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class LLMOptions:
+    """How the ``llm`` agent reaches its model (the ``--base-url`` ... options of ``eval``)."""
+
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    history: int = 6
+    retries: int = 5
+    timeout: float = 60.0
+    concurrency: int = 1
+    reasoning: bool = False
+    max_tokens: int | None = None
+    temperature: float = 0.0
+    trial_episodes: int = 1
+    out: str | None = None  # results folder; None: runs/llm-MODEL-HASH
+
+
+class ExtraAgent(Protocol):
+    """An agent kind that is not one of an env's own."""
+
+    name: str
+
+    def check(self, env_ids: list[str], episodes: int, seed: int) -> None: ...
+
+    def start(self, progress: Progress | None, describe: Say | None, say: Say | None) -> None: ...
+
+    def result(
+        self, env_id: str, episodes: int, seed: int, env_kwargs: dict[str, Any], progress: Any
+    ) -> evaluate.EvalResult: ...
+
+
+class PPOKind:
+    """A policy trained by ``hiddengrid train``, loaded from its checkpoint file."""
+
+    name = "ppo"
+
+    def __init__(self, checkpoint: str | None):
+        self.checkpoint = checkpoint
+        self.factory: Callable[..., Any] | None = None
+
+    def check(self, env_ids: list[str], episodes: int, seed: int) -> None:
+        if not self.checkpoint:
+            raise EvalError("--agent ppo needs --checkpoint FILE (written by hiddengrid train)")
+        try:
+            from hiddengrid.train.agent import PPOAgent
+            from hiddengrid.train.checkpoint import load_checkpoint
+        except ImportError as exc:
+            raise EvalError(
+                f"--agent ppo needs the train extra (pip install 'hiddengrid[train]'): {exc}"
+            ) from None
+        try:
+            _, config, _ = load_checkpoint(self.checkpoint)
+        except (OSError, ValueError) as exc:
+            raise EvalError(f"--checkpoint {self.checkpoint!r}: {exc}") from None
+        for env_id in env_ids:
+            if env_id != config.env_id:
+                raise EvalError(
+                    f"checkpoint {self.checkpoint!r} was trained on {config.env_id}, not "
+                    f"{env_id}; pass --env {config.env_id}"
+                )
+        self.factory = functools.partial(PPOAgent, checkpoint=self.checkpoint)
+
+    def start(self, progress: Progress | None, describe: Say | None, say: Say | None) -> None:
+        pass
+
+    def result(
+        self, env_id: str, episodes: int, seed: int, env_kwargs: dict[str, Any], progress: Any
+    ) -> evaluate.EvalResult:
+        # Always in this process: a checkpoint file is not shipped to Ray workers.
+        return evaluate.run_episodes(
+            env_id,
+            self.name,
+            episodes,
+            seed=seed,
+            progress=progress,
+            env_kwargs=env_kwargs,
+            agent_factory=self.factory,
+        )
+
+
+class LLMKind:
+    """A model behind an OpenAI-compatible server; plays every env into one results folder."""
+
+    name = "llm"
+
+    def __init__(self, options: LLMOptions):
+        self.options = options
+        self.config: Any = None
+        self.results: dict[str, Any] = {}
+
+    def check(self, env_ids: list[str], episodes: int, seed: int) -> None:
+        from hiddengrid.llm.run import RunConfig
+
+        o = self.options
+        if not o.base_url or not o.model:
+            raise EvalError("--agent llm needs --base-url and --model")
+        try:
+            self.config = RunConfig(
+                envs=tuple(env_ids),
+                model=o.model,
+                base_url=o.base_url,
+                episodes=episodes,
+                seed=seed,
+                trial_episodes=o.trial_episodes,
+                reasoning=o.reasoning,
+                max_tokens=o.max_tokens,
+                temperature=o.temperature,
+                history=o.history,
+            )
+        except ValueError as exc:
+            raise EvalError(f"--agent llm: {exc}") from None
+        check_server(o.base_url, o.timeout)
+        check_run_folder(self.folder(), self.config.as_dict())
+        try:
+            import openai  # noqa: F401
+        except ImportError:
+            raise EvalError(
+                "--agent llm needs the OpenAI Python SDK: pip install 'hiddengrid[llm]'"
+            ) from None
+
+    def folder(self) -> Path:
+        return Path(self.options.out) if self.options.out else self.config.default_dir()
+
+    def start(self, progress: Progress | None, describe: Say | None, say: Say | None) -> None:
+        from hiddengrid.llm.client import LLMError
+        from hiddengrid.llm.run import RunDirError, run
+        from hiddengrid.llm.summary import eval_result
+
+        o = self.options
+        if describe is not None:
+            describe(f"llm x{o.concurrency}")
+        folder = self.folder()
+        try:
+            folder, summary = run(
+                self.config,
+                folder,
+                concurrency=o.concurrency,
+                api_key_env=o.api_key_env,
+                retries=o.retries,
+                timeout=o.timeout,
+                progress=progress,
+            )
+        except (LLMError, RunDirError) as exc:
+            raise EvalError(f"--agent llm: {exc}") from None
+        except KeyboardInterrupt:
+            raise EvalError(
+                f"interrupted: finished trials are saved in {folder}; run the same command "
+                "to resume"
+            ) from None
+        if say is not None:
+            say(f"llm results: {folder} (hiddengrid report {folder} writes the HTML page)")
+            if self.config.trial_episodes > 1:
+                for env_id, env_summary in summary["envs"].items():
+                    curve = ", ".join(
+                        f"{row['index'] + 1}: {row['success_rate']:.0%}"
+                        for row in env_summary["by_trial_episode"]
+                    )
+                    say(f"{env_id} success by episode within a trial: {curve}")
+        self.results = {env_id: eval_result(env_id, s) for env_id, s in summary["envs"].items()}
+
+    def result(
+        self, env_id: str, episodes: int, seed: int, env_kwargs: dict[str, Any], progress: Any
+    ) -> Any:
+        return self.results[env_id]
+
+
+def check_server(base_url: str, timeout: float) -> None:
+    """The server named by ``base_url``: an http(s) URL that accepts a connection, so that a
+    server that is not listening is named before the run, not after minutes of retries."""
+    from urllib.parse import urlparse
+
+    try:
+        url = urlparse(base_url)
+        port = url.port  # raises ValueError for a port that is not a number in 0..65535
+        host = url.hostname
+    except ValueError as exc:
+        raise EvalError(f"--base-url {base_url!r} is not a valid URL ({exc})") from None
+    if url.scheme not in ("http", "https") or not host:
+        raise EvalError(f"--base-url {base_url!r} is not an http(s) URL")
+    port = port or (443 if url.scheme == "https" else 80)
+    if port == 0:
+        raise EvalError(f"--base-url {base_url!r}: port 0 is not a server port")
+    try:
+        socket.create_connection((host, port), timeout=min(timeout, 10.0)).close()
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        raise EvalError(f"--base-url {base_url}: cannot connect ({reason})") from None
+
+
+def check_run_folder(folder: Path, config: dict[str, Any]) -> None:
+    """A results folder that can be made, and that holds nothing or a run of this config."""
+    if folder.exists() and not folder.is_dir():
+        raise EvalError(f"--out {str(folder)!r} is a file; give a folder")
+    existing = next((p for p in [folder, *folder.parents] if p.exists()), Path("."))
+    if not os.access(existing, os.W_OK):
+        raise EvalError(f"--out {str(folder)!r} is not writable")
+    saved = folder / "config.json"
+    if saved.is_file():
+        try:
+            old = json.loads(saved.read_text())
+        except (OSError, ValueError) as exc:
+            raise EvalError(f"--out {str(folder)!r}: cannot read its config.json ({exc})") from None
+        if isinstance(old, dict):
+            differs = sorted(k for k in set(old) | set(config) if old.get(k) != config.get(k))
+            if differs:
+                raise EvalError(
+                    f"--agent llm: {folder} holds a run with a different configuration (differs "
+                    f"in: {', '.join(differs)}); give another --out or the same options"
+                )
+
+
+EXTRA_AGENTS: tuple[str, ...] = (LLMKind.name, PPOKind.name)
