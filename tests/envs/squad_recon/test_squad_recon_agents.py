@@ -9,9 +9,9 @@ import numpy as np
 from helpers import make_vec
 from squad_recon_cases import ID
 
+from hiddengrid.design.squad_recon.redteam import PLANS, fixed_plan_agents
 from hiddengrid.envs.squad_recon.agents import AGENTS, SearchAgent
 from hiddengrid.envs.squad_recon.constants import ATTACK, HOLD, MOVE_NORTH, MOVE_WEST
-from hiddengrid.design.squad_recon.redteam import PLANS, fixed_plan_agents
 from hiddengrid.evaluate import run_episodes
 
 
