@@ -93,8 +93,9 @@ def explored(unexplored=()):
 DEAD = (14, 0, 1, 0)
 
 
-def test_a_squad_heads_for_the_most_unexplored_cells_per_step():
-    # A block of 15 unexplored cells four steps north against one cell two steps east.
+def test_a_squad_heads_for_the_most_unexplored_cells_for_the_distance():
+    # A block of 15 unexplored cells four steps north against one cell two steps east
+    # (15 / 4 ** 2 against 1 / 2 ** 2).
     block = [(r, c) for r in range(3) for c in range(5, 10)]
     obs = observation(explored([*block, (7, 12)]), [(7, 7, 2, 1), DEAD, DEAD])
     assert act_once(obs)[0] == MOVE_NORTH
