@@ -290,6 +290,32 @@ def search_step(
 
 
 @njit(cache=True)
+def keep_attacks_safe(i, squads, camps, remaining, out) -> None:
+    """Turns an attack order into a hold unless, after every squad's move this step, the
+    strength next to each remaining camp next to the attacker exceeds that camp's (the orders
+    of searching squads are chosen after the striking ones', and may take a squad away)."""
+    for k in range(NUM_SQUADS):
+        if squads[i, k, ALIVE] == 0 or out[i, k] != ATTACK:
+            continue
+        r = np.int64(squads[i, k, ROW])
+        c = np.int64(squads[i, k, COL])
+        for j in range(NUM_CAMPS):
+            if not remaining[j] or not next_to(r, c, camps[i, j, 0], camps[i, j, 1]):
+                continue
+            total = 0
+            for m in range(NUM_SQUADS):
+                if squads[i, m, ALIVE] != 0 and next_to(
+                    np.int64(squads[i, m, ROW]) + ORDER_ROW[out[i, m]],
+                    np.int64(squads[i, m, COL]) + ORDER_COL[out[i, m]],
+                    camps[i, j, 0],
+                    camps[i, j, 1],
+                ):
+                    total += np.int64(squads[i, m, STRENGTH])
+            if total <= camps[i, j, 2]:
+                out[i, k] = HOLD
+
+
+@njit(cache=True)
 def follow_plan(i, squads, camps, remaining, dists, assign, out, saved) -> None:
     """Each camp's group (``assign``) converges on it and attacks with enough strength."""
     for j in range(NUM_CAMPS):
@@ -368,6 +394,7 @@ def heuristic_act(
             planned[i] = key
         follow_plan(i, squads, camps, remaining, dists, assign, out, saved)
         if undetected == 0:
+            keep_attacks_safe(i, squads, camps, remaining, out)
             continue
         # The rest search. Wanted: unexplored cells where a camp may stand.
         for r in range(GRID_SIZE + 2 * POSSIBLE_PAD):
@@ -391,6 +418,7 @@ def heuristic_act(
             out[i, k] = search_step(
                 i, terrain, passable, sight, wanted, r, c, dists[NUM_CAMPS], queue, bias, power
             )
+        keep_attacks_safe(i, squads, camps, remaining, out)
 
 
 @njit(cache=True)
