@@ -1,4 +1,5 @@
-"""AnomalyMapping agents: random (floor), a fair field-reading sweeper, and an oracle (ceiling)."""
+"""AnomalyMapping agents: random (floor), a fair field-reading sweeper, the same sweeper told
+its exact position (a non-fair reference), and an oracle (ceiling)."""
 
 from __future__ import annotations
 

@@ -10,8 +10,14 @@ from helpers import make_vec
 from squad_recon_cases import ID
 
 from hiddengrid.design.squad_recon.redteam import PLANS, fixed_plan_agents
-from hiddengrid.envs.squad_recon.agents import AGENTS, SearchAgent
-from hiddengrid.envs.squad_recon.constants import ATTACK, HOLD, MOVE_NORTH, MOVE_WEST
+from hiddengrid.envs.squad_recon.agents import AGENTS, SearchAgent, keep_attacks_safe
+from hiddengrid.envs.squad_recon.constants import (
+    ATTACK,
+    HOLD,
+    MOVE_NORTH,
+    MOVE_SOUTH,
+    MOVE_WEST,
+)
 from hiddengrid.evaluate import run_episodes
 
 
@@ -93,8 +99,9 @@ def explored(unexplored=()):
 DEAD = (14, 0, 1, 0)
 
 
-def test_a_squad_heads_for_the_most_unexplored_cells_per_step():
-    # A block of 15 unexplored cells four steps north against one cell two steps east.
+def test_a_squad_heads_for_the_most_unexplored_cells_for_the_distance():
+    # A block of 15 unexplored cells four steps north against one cell two steps east
+    # (15 / 4 ** 2 against 1 / 2 ** 2).
     block = [(r, c) for r in range(3) for c in range(5, 10)]
     obs = observation(explored([*block, (7, 12)]), [(7, 7, 2, 1), DEAD, DEAD])
     assert act_once(obs)[0] == MOVE_NORTH
@@ -172,6 +179,42 @@ def test_a_detected_camp_is_struck_while_the_other_is_searched():
     orders = act_once(observation(explored(unexplored), squads, (CAMP_A, (0, 0, 0, 0))))
     assert orders[0] == ATTACK and orders[1] == ATTACK
     assert orders[2] in (1, 3)  # north or east, towards the unexplored cells
+
+
+def test_an_attack_counts_the_squads_where_they_will_be_after_this_step():
+    camps = np.array([[CAMP_A, CAMP_B]], dtype=np.int8)
+    remaining = np.ones(2, dtype=np.bool_)
+
+    def checked(squads, orders):
+        out = np.array([orders], dtype=np.int64)
+        keep_attacks_safe(0, np.array([squads], dtype=np.int8), camps, remaining, out)
+        return list(out[0])
+
+    # Squad 1 (2) attacks camp A (3); squad 2 (2) steps in from the north: 4 > 3, attack kept.
+    squads = [(5, 5, 2, 1), (3, 6, 2, 1), (12, 3, 1, 1)]
+    assert checked(squads, [ATTACK, MOVE_SOUTH, HOLD]) == [ATTACK, MOVE_SOUTH, HOLD]
+    # Squad 2 stands next to A but walks away this step: only 2 remain, the attack becomes a hold.
+    squads = [(5, 5, 2, 1), (4, 6, 2, 1), (12, 3, 1, 1)]
+    assert checked(squads, [ATTACK, MOVE_NORTH, HOLD]) == [HOLD, MOVE_NORTH, HOLD]
+    # Staying, it counts: 4 > 3.
+    assert checked(squads, [ATTACK, HOLD, HOLD]) == [ATTACK, HOLD, HOLD]
+    # A destroyed squad next to A does not count.
+    squads = [(5, 5, 2, 1), (4, 6, 2, 0), (12, 3, 1, 1)]
+    assert checked(squads, [ATTACK, HOLD, HOLD]) == [HOLD, HOLD, HOLD]
+
+
+def test_heuristic_never_loses_a_squad_step_by_step():
+    n = 2000
+    venv = make_vec(ID, n)
+    obs, _ = venv.reset(seed=0)
+    agent = SearchAgent(venv.unwrapped)
+    starts = np.ones(n, dtype=bool)
+    ended_last = np.zeros(n, dtype=bool)
+    for _ in range(40):
+        obs, _, term, _, _ = venv.step(agent.act(obs, starts))
+        assert (obs["squads"][:, :, 3] == 1).all()  # a win ends no squad; a failed attack would
+        starts = ended_last  # next-step autoreset: the observation after an end is a first one
+        ended_last = term
 
 
 def test_heuristic_success_level_on_held_out_seeds():
