@@ -325,7 +325,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return DEFAULT_LLM_EPISODES if name == "llm" else DEFAULT_EPISODES
 
     llm_envs = [env_id for env_id, name in jobs if name == "llm"]
-    llm_config = _llm_config(args, llm_envs, episodes_of("llm")) if llm_envs else None
+    llm_config = (
+        _llm_config(args, llm_envs, episodes_of("llm"), kwargs) if llm_envs else None
+    )
 
     # Compile first, saying so, so that the progress bar starts on real speeds.
     for env_id, kw in kwargs.items():
@@ -411,7 +413,9 @@ def _ppo_agent(args: argparse.Namespace, jobs: list[tuple[str, str]]) -> Callabl
     return functools.partial(PPOAgent, checkpoint=args.checkpoint)
 
 
-def _llm_config(args: argparse.Namespace, env_ids: list[str], episodes: int) -> Any:
+def _llm_config(
+    args: argparse.Namespace, env_ids: list[str], episodes: int, kwargs: dict[str, Any]
+) -> Any:
     """The LLM run's settings and its server, checked before any work starts."""
     from hiddengrid.llm.run import RunConfig
 
@@ -429,6 +433,7 @@ def _llm_config(args: argparse.Namespace, env_ids: list[str], episodes: int) -> 
             max_tokens=args.max_tokens,
             temperature=args.temperature,
             history=args.history,
+            env_kwargs={e: kwargs[e] for e in env_ids if kwargs.get(e)},
         )
     except ValueError as exc:
         raise CLIError(f"--agent llm: {exc}") from None
@@ -769,12 +774,13 @@ def add_report(sub: Any) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from hiddengrid.llm.folder import RunDirError
     from hiddengrid.report import write_run_report
 
     check_output_path(args.out, "--out", ".html")
     try:
         path = write_run_report(args.run_dir, args.out, pictures=args.pictures)
-    except FileNotFoundError as exc:
+    except RunDirError as exc:
         raise CLIError(str(exc)) from None
     print(f"wrote {path}")
     return 0

@@ -29,6 +29,7 @@ async def play_trial(
     trial_episodes: int,
     reasoning: bool,
     history: int,
+    env_kwargs: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Plays the trial; returns one record per episode (every turn with its accounting)."""
     definition = definition_of(env_id)
@@ -36,7 +37,7 @@ async def play_trial(
     conversation: Conversation | None = None
     for index in range(trial_episodes):
         episode = episode_seed(seed, trial, index, trial_episodes)
-        tenv = make_text(env_id)
+        tenv = make_text(env_id, **(env_kwargs or {}))
         try:
             tenv.reset(seed=episode)
             if conversation is None:
@@ -58,13 +59,16 @@ async def play_trial(
                     sent, format_error = "", str(exc)
                 reply, reward, terminated, truncated, info = tenv.step(sent)
                 total += reward
+                if sent != completion.text:
+                    # Kept only where it differs: the answer is stored once.
+                    turn["sent"] = sent
                 if "invalid_action" in info:
                     reason = format_error or str(info["invalid_action"])
-                    turn.update(sent=sent, action=None, invalid=reason)
+                    turn.update(action=None, invalid=reason)
                     if format_error is not None:
                         reply = _format_error_reply(tenv, reason, terminated or truncated)
                 else:
-                    turn.update(sent=sent, action=tenv.format_action(info["action"]), invalid=None)
+                    turn.update(action=tenv.format_action(info["action"]), invalid=None)
                 turn.update(
                     reward=reward,
                     tokens_in=completion.tokens_in,

@@ -50,8 +50,19 @@ def _asset(name: str) -> str:
 
 
 def _json_for_script(data: Any) -> str:
-    # Inside <script>, "</" would end the element early.
-    return json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    # Inside <script>, "</script" ends the element and "<!--" starts a comment the parser
+    # then reads as script data, so no "<" may appear raw; JSON reads \u003c as "<". ">" and
+    # "&" alike, and U+2028/2029, which older JavaScript parsers took as line ends.
+    text = json.dumps(data, separators=(",", ":"))
+    for char, escaped in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
+        text = text.replace(char, escaped)
+    return text
 
 
 def render_page(title: str, meta: str, body: str, episodes: list[dict[str, Any]]) -> str:
@@ -64,12 +75,14 @@ def render_page(title: str, meta: str, body: str, episodes: list[dict[str, Any]]
     )
 
 
-def _llm_episode(record: dict[str, Any], pictures: bool, system: str | None) -> dict[str, Any]:
+def _llm_episode(
+    record: dict[str, Any], pictures: bool, system: str | None, env_kwargs: dict[str, Any]
+) -> dict[str, Any]:
     frames: list[str] = []
     reason = "pictures are drawn for the first episodes of each env only (--pictures)"
     if pictures:
         try:
-            frames = replay_frames(record)
+            frames = replay_frames(record, env_kwargs)
             reason = ""
         except ReplayMismatch as exc:
             reason = f"no pictures: {exc}"
@@ -148,14 +161,12 @@ def write_run_report(run_dir: str | Path, out: str | Path | None = None, picture
     ``pictures`` bounds how many episodes of each env get pictures (each is a replay), so the
     page stays a few megabytes; every episode's text is always there.
     """
-    from hiddengrid.llm.run import CONFIG, EPISODES, complete_trials, load_records
+    from hiddengrid.llm.folder import write_atomic
+    from hiddengrid.llm.run import read_run
     from hiddengrid.llm.summary import summarize
 
     folder = Path(run_dir)
-    if not (folder / CONFIG).is_file():
-        raise FileNotFoundError(f"{folder} is not a run folder (it has no {CONFIG})")
-    config = json.loads((folder / CONFIG).read_text())
-    records = complete_trials(load_records(folder / EPISODES), int(config["trial_episodes"]))
+    config, records = read_run(folder)  # a damaged folder is one RunDirError
     summary = summarize(records, config)
     episodes: list[dict[str, Any]] = []
     drawn: dict[str, int] = {}
@@ -165,7 +176,11 @@ def write_run_report(run_dir: str | Path, out: str | Path | None = None, picture
             system[(r["env"], r["trial"])] = r.get("system")
         wanted = drawn.get(r["env"], 0) < pictures
         drawn[r["env"]] = drawn.get(r["env"], 0) + 1
-        episodes.append(_llm_episode(r, wanted, system.get((r["env"], r["trial"]))))
+        episodes.append(
+            _llm_episode(
+                r, wanted, system.get((r["env"], r["trial"])), config["env_kwargs"].get(r["env"], {})
+            )
+        )
     body = ["<h2>Summary</h2>", _summary_table(summary)]
     trial_episodes = int(config["trial_episodes"])
     if trial_episodes > 1:
@@ -186,7 +201,7 @@ def write_run_report(run_dir: str | Path, out: str | Path | None = None, picture
     )
     target = Path(out) if out is not None else folder / "report.html"
     page = render_page(f"hiddengrid LLM run: {config['model']}", meta, "".join(body), episodes)
-    target.write_text(page)
+    write_atomic(target, page)
     return target
 
 
