@@ -325,9 +325,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return DEFAULT_LLM_EPISODES if name == "llm" else DEFAULT_EPISODES
 
     llm_envs = [env_id for env_id, name in jobs if name == "llm"]
-    llm_config = (
-        _llm_config(args, llm_envs, episodes_of("llm"), kwargs) if llm_envs else None
-    )
+    llm_config = _llm_config(args, llm_envs, episodes_of("llm"), kwargs) if llm_envs else None
 
     # Compile first, saying so, so that the progress bar starts on real speeds.
     for env_id, kw in kwargs.items():

@@ -161,7 +161,9 @@ class ChatClient:
             else:
                 return self._completion(response, start, retries)
             if retries >= self.retries:
-                raise LLMError(f"{self.url} failed after {retries + 1} attempts: {reason}") from None
+                raise LLMError(
+                    f"{self.url} failed after {retries + 1} attempts: {reason}"
+                ) from None
             retries += 1
             await asyncio.sleep(max(delay, wait))
             delay *= 2

@@ -7,8 +7,9 @@ and reports token usage (whitespace words) like a real server. It is bounded: it
 ``idle_timeout`` seconds without a request. ``failures`` makes the first requests fail with
 ``status`` (to exercise retries), with a ``Retry-After`` header if ``retry_after`` is set;
 ``raw_body`` answers every request with those bytes instead (to exercise broken servers), and
-``content_parts`` sends the answer as a list of text parts. It is an aiohttp app on its own event loop in a background
-thread: waiting requests cost no thread each, so many can be in flight at once.
+``content_parts`` sends the answer as a list of text parts. It is an aiohttp app on its own
+event loop in a background thread: waiting requests cost no thread each, so many can be in
+flight at once.
 
     python -m hiddengrid.llm.testserver --latency 0.2 --answer mark --answer "move north"
 """

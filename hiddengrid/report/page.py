@@ -176,11 +176,8 @@ def write_run_report(run_dir: str | Path, out: str | Path | None = None, picture
             system[(r["env"], r["trial"])] = r.get("system")
         wanted = drawn.get(r["env"], 0) < pictures
         drawn[r["env"]] = drawn.get(r["env"], 0) + 1
-        episodes.append(
-            _llm_episode(
-                r, wanted, system.get((r["env"], r["trial"])), config["env_kwargs"].get(r["env"], {})
-            )
-        )
+        kwargs = config["env_kwargs"].get(r["env"], {})
+        episodes.append(_llm_episode(r, wanted, system.get((r["env"], r["trial"])), kwargs))
     body = ["<h2>Summary</h2>", _summary_table(summary)]
     trial_episodes = int(config["trial_episodes"])
     if trial_episodes > 1:

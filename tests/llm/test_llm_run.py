@@ -349,9 +349,7 @@ def test_resume_keeps_whole_trials_only(tmp_path):
     from hiddengrid.llm.run import prepare_dir
 
     with ScriptedServer(scripted(ANSWERS)) as server:
-        config = RunConfig(
-            envs=(ID,), model="m", base_url=server.url, episodes=6, trial_episodes=3
-        )
+        config = RunConfig(envs=(ID,), model="m", base_url=server.url, episodes=6, trial_episodes=3)
         run(config, tmp_path)
     lines = {
         (r["trial"], r["index"]): json.dumps(r)
