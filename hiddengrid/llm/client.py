@@ -147,16 +147,17 @@ class ChatClient:
                 reason = f"HTTP {code}"
             except (openai.APIConnectionError, openai.APITimeoutError) as exc:
                 wait = 0.0
-                reason = _short(str(exc.__cause__ or exc))
+                reason = _short(redact_text(str(exc.__cause__ or exc), self.base_url))
                 if self.answered == 0 and _refused(exc):
                     raise LLMError(
                         f"cannot reach the server at {self.url} ({reason}); is it running?"
                     ) from None
-            except (openai.APIError, ValueError) as exc:
-                # A body the SDK cannot read: malformed JSON, bytes that are not UTF-8.
+            except (openai.APIError, ValueError, RecursionError) as exc:
+                # A body the SDK cannot read (malformed JSON, bytes that are not UTF-8, nesting
+                # deeper than the JSON decoder goes), or a request the transport refuses.
                 raise LLMError(
-                    f"{self.url} sent a body that is not JSON ({type(exc).__name__}: "
-                    f"{_short(str(exc), 120)})"
+                    f"{self.url} gave no usable answer ({type(exc).__name__}: "
+                    f"{_short(redact_text(str(exc), self.base_url), 120)})"
                 ) from None
             else:
                 return self._completion(response, start, retries)
@@ -205,6 +206,11 @@ class ChatClient:
         if self._client is not None:
             await self._client.close()
             self._client = None
+
+
+def redact_text(text: str, url: str) -> str:
+    """``text`` (an error message, say) with ``url`` in it shown without its secrets."""
+    return text.replace(url, redact_url(url)) if url else text
 
 
 def content_text(content: Any) -> str:
