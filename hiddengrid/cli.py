@@ -267,15 +267,39 @@ def add_eval(sub: Any) -> None:
         help="episodes played at once (default 1)",
     )
     llm.add_argument(
-        "--reasoning",
-        action="store_true",
-        help="let the model think, then read its last line 'ACTION: ...'",
+        "--answer-format",
+        choices=("direct", "reasoning", "constrained"),
+        default=None,
+        help="direct: the answer is the action; reasoning: think, then a last line 'ACTION: "
+        "...'; constrained: the server's structured output over the legal actions",
+    )
+    llm.add_argument(
+        "--reasoning", action="store_true", help="the same as --answer-format reasoning"
     )
     llm.add_argument(
         "--max-tokens",
         type=positive_int,
         default=None,
-        help="per answer (default 64; 4096 with --reasoning)",
+        help="per answer (default 64; 4096 with the reasoning format)",
+    )
+    llm.add_argument(
+        "--max-invalid",
+        type=seed_int,
+        default=3,
+        metavar="N",
+        help="invalid answers in a row that end an episode (default 3; 0: never)",
+    )
+    llm.add_argument(
+        "--fallback",
+        metavar="ACTION",
+        help="play ACTION in place of an invalid answer (still counted as invalid)",
+    )
+    llm.add_argument(
+        "--context-tokens",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="the model's context; older turns are dropped to fit (default: no limit)",
     )
     llm.add_argument(
         "--temperature", type=nonnegative_float, default=0.0, help="sampling temperature"
@@ -415,7 +439,7 @@ def _llm_config(
     args: argparse.Namespace, env_ids: list[str], episodes: int, kwargs: dict[str, Any]
 ) -> Any:
     """The LLM run's settings and its server, checked before any work starts."""
-    from hiddengrid.llm.run import RunConfig
+    from hiddengrid.llm.run import RunConfig, check_fallback
 
     if not args.base_url or not args.model:
         raise CLIError("--agent llm needs --base-url and --model")
@@ -427,16 +451,26 @@ def _llm_config(
             episodes=episodes,
             seed=args.seed,
             trial_episodes=args.trial_episodes,
-            reasoning=args.reasoning,
+            answer_format=_answer_format(args),
+            max_invalid=args.max_invalid,
+            fallback=args.fallback,
+            context_tokens=args.context_tokens,
             max_tokens=args.max_tokens,
             temperature=args.temperature,
             history=args.history,
             env_kwargs={e: kwargs[e] for e in env_ids if kwargs.get(e)},
         )
+        check_fallback(config)
     except ValueError as exc:
         raise CLIError(f"--agent llm: {exc}") from None
     _check_llm_server(args)
     return config
+
+
+def _answer_format(args: argparse.Namespace) -> str:
+    if args.reasoning and args.answer_format not in (None, "reasoning"):
+        raise CLIError(f"--reasoning contradicts --answer-format {args.answer_format}")
+    return "reasoning" if args.reasoning else args.answer_format or "direct"
 
 
 def _run_llm(args: argparse.Namespace, config: Any, bar: Any) -> dict:

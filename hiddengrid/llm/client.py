@@ -28,6 +28,23 @@ class LLMError(RuntimeError):
     """The server gave no answer: down, unreachable, refusing, or failing after retries."""
 
 
+class ContextOverflow(LLMError):
+    """The server refused the prompt as longer than the model's context (ends one episode)."""
+
+
+# How servers word a prompt longer than the context (vLLM, llama.cpp, OpenAI, SGLang, TGI).
+_OVERFLOW = (
+    "context length",
+    "context_length",
+    "context window",
+    "maximum context",
+    "exceeds the available context",
+    "too many tokens",
+    "prompt is too long",
+    "exceed_context_size",
+)
+
+
 # Far above what max tokens lets an honest server write (4,096 tokens are ~16,000 characters).
 ANSWER_LIMIT = 100_000
 MAX_RETRY_AFTER = 120.0  # seconds; a longer Retry-After is waited this long, then retried
@@ -105,7 +122,9 @@ class ChatClient:
             )
         return self._client
 
-    async def complete(self, messages: list[dict[str, str]]) -> Completion:
+    async def complete(
+        self, messages: list[dict[str, str]], response_format: dict[str, Any] | None = None
+    ) -> Completion:
         openai = _require_openai()
         client = self._sdk()
         start = time.perf_counter()
@@ -119,16 +138,15 @@ class ChatClient:
                 # transforming the params and building models (6x this call, measured), which
                 # caps the speed-up of many requests in flight. Base URL, key, timeout and the
                 # SDK's error types are the same.
-                response = await client.post(
-                    "/chat/completions",
-                    body={
-                        "model": self.model,
-                        "messages": messages,
-                        "temperature": self.temperature,
-                        sent_field: self.max_tokens,
-                    },
-                    cast_to=object,
-                )
+                body: dict[str, Any] = {
+                    "model": self.model,
+                    "messages": messages,
+                    "temperature": self.temperature,
+                    sent_field: self.max_tokens,
+                }
+                if response_format is not None:
+                    body["response_format"] = response_format
+                response = await client.post("/chat/completions", body=body, cast_to=object)
             except openai.APIStatusError as exc:
                 code = exc.status_code
                 wait = retry_after(exc.response.headers.get("retry-after"))
@@ -139,7 +157,17 @@ class ChatClient:
                 ):
                     self.token_field = "max_completion_tokens"
                     continue
+                text = str(exc.message).lower()
+                if code in (400, 413) and any(marker in text for marker in _OVERFLOW):
+                    raise ContextOverflow(
+                        f"{self.url}: the prompt is longer than the model's context"
+                    ) from None
                 retryable = code in (408, 409, 425, 429) or code >= 500
+                if not retryable and response_format is not None and "response_format" in text:
+                    raise LLMError(
+                        f"{self.url} cannot give structured output (response_format with a JSON "
+                        "schema): use the direct or reasoning answer format"
+                    ) from None
                 if not retryable:
                     raise LLMError(
                         f"{self.url} answered HTTP {code}: {_short(exc.message)}"

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hiddengrid.llm.answer import default_max_tokens
+from hiddengrid.llm.answer import check_format, default_max_tokens
 from hiddengrid.llm.client import ChatClient, LLMError, redact_url
 from hiddengrid.llm.folder import (
     RunDirError,
@@ -49,16 +49,20 @@ class RunConfig:
     episodes: int = 20  # per env
     seed: int = 0
     trial_episodes: int = 1
-    reasoning: bool = False
-    max_tokens: int | None = None  # None: the mode's default
+    answer_format: str = "direct"  # direct, reasoning or constrained (hiddengrid.llm.answer)
+    max_tokens: int | None = None  # None: the format's default
     temperature: float = 0.0
     history: int = 6
     # Per env id, the keyword arguments its env is made with (``level=2``, say).
     env_kwargs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    max_invalid: int = 3  # invalid answers in a row that end an episode; 0: never
+    fallback: str | None = None  # played (and counted) in place of an invalid answer
+    context_tokens: int | None = None  # the model's context; the history is trimmed to fit
 
     def __post_init__(self) -> None:
+        check_format(self.answer_format)
         if self.max_tokens is None:
-            object.__setattr__(self, "max_tokens", default_max_tokens(self.reasoning))
+            object.__setattr__(self, "max_tokens", default_max_tokens(self.answer_format))
         if self.trial_episodes < 1:
             raise ValueError(f"trial episodes must be at least 1, got {self.trial_episodes}")
         checks = [
@@ -75,6 +79,17 @@ class RunConfig:
             ),
             (self.temperature >= 0, f"temperature must be >= 0, got {self.temperature}"),
             (bool(self.envs), "give at least one env"),
+            (self.max_invalid >= 0, f"max invalid must be >= 0, got {self.max_invalid}"),
+            (
+                self.context_tokens is None
+                or self.context_tokens > int(self.max_tokens or 0) + 256,
+                f"context tokens ({self.context_tokens}) must exceed max tokens "
+                f"({self.max_tokens}) by more than 256",
+            ),
+            (
+                self.fallback is None or (isinstance(self.fallback, str) and self.fallback != ""),
+                "the fallback action must be a non-empty text",
+            ),
             (
                 isinstance(self.env_kwargs, dict) and set(self.env_kwargs) <= set(self.envs),
                 "env arguments must be given per env of the run",
@@ -98,12 +113,18 @@ class RunConfig:
             "episodes": int,
             "seed": int,
             "trial_episodes": int,
-            "reasoning": bool,
+            "answer_format": str,
             "max_tokens": int,
             "temperature": (int, float),
             "history": int,
             "env_kwargs": dict,
+            "max_invalid": int,
         }
+        optional = {"fallback": str, "context_tokens": int}
+        for key, kind in optional.items():
+            value = data.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, kind)):
+                raise ValueError(f"{key!r} has the wrong type")
         for key, kind in kinds.items():
             value = data.get(key)
             if (
@@ -121,6 +142,10 @@ class RunConfig:
             raise ValueError(f"unknown env {unknown[0]!r}")
         if not all(isinstance(v, dict) for v in data["env_kwargs"].values()):
             raise ValueError("'env_kwargs' must map env ids to arguments")
+        known = set(cls.__dataclass_fields__)
+        extra = sorted(set(data) - known)
+        if extra:
+            raise ValueError(f"unknown setting {extra[0]!r}")
         return cls(**(data | {"envs": tuple(data["envs"])}))
 
     @property
@@ -138,6 +163,23 @@ class RunConfig:
         digest = hashlib.sha256(json.dumps(self.as_dict(), sort_keys=True).encode()).hexdigest()
         slug = re.sub(r"[^A-Za-z0-9._-]+", "-", self.model).strip("-") or "model"
         return Path(root) / f"llm-{slug}-{digest[:10]}"
+
+
+def check_fallback(config: RunConfig) -> None:
+    """``ValueError`` unless the fallback action is an action of every env of the run."""
+    if config.fallback is None:
+        return
+    from hiddengrid.text.env import TextActionError, make_text
+
+    for env_id in config.envs:
+        tenv = make_text(env_id, **config.env_kwargs.get(env_id, {}))
+        try:
+            tenv.reset(seed=config.seed)
+            tenv.parse(config.fallback)
+        except TextActionError as exc:
+            raise ValueError(f"fallback {config.fallback!r} in {env_id}: {exc}") from None
+        finally:
+            tenv.close()
 
 
 def load_records(path: Path, config: dict[str, Any]) -> list[dict[str, Any]]:
@@ -250,9 +292,12 @@ async def _run_locked(
                     trial,
                     seed=config.seed,
                     trial_episodes=config.trial_episodes,
-                    reasoning=config.reasoning,
+                    answer_format=config.answer_format,
                     history=config.history,
                     env_kwargs=config.env_kwargs.get(env_id, {}),
+                    max_invalid=config.max_invalid or None,
+                    fallback=config.fallback,
+                    context_tokens=config.context_tokens,
                 )
                 log.write("".join(record_line(r) for r in records))
                 log.flush()

@@ -7,7 +7,9 @@ and reports token usage (whitespace words) like a real server. It is bounded: it
 ``idle_timeout`` seconds without a request. ``failures`` makes the first requests fail with
 ``status`` (to exercise retries), with a ``Retry-After`` header if ``retry_after`` is set;
 ``raw_body`` answers every request with those bytes instead (to exercise broken servers), and
-``content_parts`` sends the answer as a list of text parts. It is an aiohttp app on its own
+``content_parts`` sends the answer as a list of text parts; ``context_words`` refuses longer
+prompts like a server's context limit. A request with a JSON-schema ``response_format`` gets a
+JSON object with one of the schema's actions. It is an aiohttp app on its own
 event loop in a background thread: waiting requests cost no thread each, so many can be in
 flight at once.
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
+import json
 import socket
 import threading
 import time
@@ -63,6 +66,7 @@ class ScriptedServer:
         retry_after: str | None = None,
         raw_body: bytes | None = None,
         content_parts: bool = False,
+        context_words: int | None = None,
     ) -> None:
         self.respond = respond if callable(respond) else scripted(list(respond))
         self.latency = latency
@@ -77,6 +81,8 @@ class ScriptedServer:
         self.retry_after = retry_after
         self.raw_body = raw_body
         self.content_parts = content_parts
+        # Like a real server's context: a prompt of more words than this is refused (HTTP 400).
+        self.context_words = context_words
         self.times: list[float] = []  # time.monotonic() of each request's arrival
         self.requests: list[dict[str, Any]] = []
         self.served = 0
@@ -124,8 +130,20 @@ class ScriptedServer:
         finally:
             self.in_flight -= 1
         messages = body.get("messages", [])
-        answer = self.respond(messages)
         words_in = sum(len(str(m.get("content", "")).split()) for m in messages)
+        if self.context_words is not None and words_in > self.context_words:
+            message = (
+                f"This model's maximum context length is {self.context_words} tokens. However, "
+                f"your messages resulted in {words_in} tokens."
+            )
+            return web.json_response({"error": {"message": message}}, status=400)
+        answer = self.respond(messages)
+        schema = (body.get("response_format") or {}).get("json_schema")
+        if schema is not None:
+            # Structured output: one of the schema's actions, picked like a scripted answer.
+            allowed = schema["schema"]["properties"]["action"]["enum"]
+            picked = allowed[int(hashlib.sha256(answer.encode()).hexdigest(), 16) % len(allowed)]
+            answer = json.dumps({"action": picked})
         words_out = len(answer.split())
         message: dict[str, Any] = {"role": "assistant", "content": answer}
         if self.content_parts:

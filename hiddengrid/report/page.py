@@ -190,7 +190,11 @@ def write_run_report(run_dir: str | Path, out: str | Path | None = None, picture
             for env_id, s in summary["envs"].items()
         ]
         body.append("</div>")
-    mode = "reasoning (last line ACTION: ...)" if config["reasoning"] else "direct answer"
+    mode = f"answer format {config['answer_format']}"
+    if config["fallback"] is not None:
+        mode += f", fallback {config['fallback']!r}"
+    if config["env_kwargs"]:
+        mode += f", env arguments {json.dumps(config['env_kwargs'], sort_keys=True)}"
     meta = (
         f"model {config['model']} at {config['base_url']}; {mode}, max tokens "
         f"{config['max_tokens']}, temperature {config['temperature']}, history "

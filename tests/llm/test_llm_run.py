@@ -77,7 +77,9 @@ def test_reasoning_mode_plays_the_same_game_and_counts_invalid_answers_alike(tmp
     with ScriptedServer(scripted(ANSWERS)) as direct_server:
         _, direct = run(_config(direct_server.url, envs=(ID,)), tmp_path / "d")
     with ScriptedServer(scripted(ANSWERS, reasoning=True)) as server:
-        _, reasoned = run(_config(server.url, envs=(ID,), reasoning=True), tmp_path / "r")
+        _, reasoned = run(
+            _config(server.url, envs=(ID,), answer_format="reasoning"), tmp_path / "r"
+        )
         body = server.requests[0]["body"]
     d, r = direct["envs"][ID], reasoned["envs"][ID]
     for key in ("outcomes", "mean_return", "answers", "invalid_answers", "mean_length"):
@@ -89,7 +91,9 @@ def test_reasoning_mode_plays_the_same_game_and_counts_invalid_answers_alike(tmp
 
 def test_a_reasoning_answer_without_the_marker_is_an_invalid_answer(tmp_path):
     with ScriptedServer(["I would move north."]) as server:
-        _, summary = run(_config(server.url, envs=(ID,), episodes=1, reasoning=True), tmp_path)
+        _, summary = run(
+            _config(server.url, envs=(ID,), episodes=1, answer_format="reasoning"), tmp_path
+        )
     rec = _records(tmp_path)[0]
     # Three invalid answers in a row end the episode, as for unparseable actions.
     assert rec["outcome"] == "invalid_actions" and rec["answers"] == 3 and rec["steps"] == 0
