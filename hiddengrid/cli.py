@@ -793,8 +793,17 @@ def add_report(sub: Any) -> None:
         description="Writes the summary table, the in-context learning curve and a "
         "step-through viewer of the run's episodes into one HTML file (no server, no network).",
     )
-    p.add_argument("run_dir", metavar="RUN_DIR", help="the results folder of an LLM eval run")
-    p.add_argument("--out", metavar="FILE.html", help="default RUN_DIR/report.html")
+    p.add_argument(
+        "run_dir",
+        metavar="RUN_DIR",
+        nargs="+",
+        help="the results folder of an LLM eval run; several: a leaderboard of them",
+    )
+    p.add_argument(
+        "--out",
+        metavar="FILE.html",
+        help="default RUN_DIR/report.html (one run) or leaderboard.html (several)",
+    )
     p.add_argument(
         "--pictures",
         type=seed_int,
@@ -808,12 +817,19 @@ def add_report(sub: Any) -> None:
 def cmd_report(args: argparse.Namespace) -> int:
     from hiddengrid.llm.folder import RunDirError
     from hiddengrid.report import write_run_report
+    from hiddengrid.report.leaderboard import format_text, leaderboard, write_leaderboard
 
     check_output_path(args.out, "--out", ".html")
     try:
-        path = write_run_report(args.run_dir, args.out, pictures=args.pictures)
+        if len(args.run_dir) > 1:
+            path, table = write_leaderboard(args.run_dir, args.out or "leaderboard.html")
+        else:
+            board = leaderboard(args.run_dir)
+            table = format_text(board)
+            path = write_run_report(args.run_dir[0], args.out, args.pictures, board)
     except RunDirError as exc:
         raise CLIError(str(exc)) from None
+    print(table)
     print(f"wrote {path}")
     return 0
 

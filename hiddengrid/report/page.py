@@ -65,11 +65,18 @@ def _json_for_script(data: Any) -> str:
     return text
 
 
-def render_page(title: str, meta: str, body: str, episodes: list[dict[str, Any]]) -> str:
-    return (
+def render_page(
+    title: str, meta: str, body: str, episodes: list[dict[str, Any]], viewer: bool = True
+) -> str:
+    head = (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
         f"<title>{escape(title)}</title><style>{_asset('viewer.css')}</style></head><body>"
-        f"<h1>{escape(title)}</h1><div class='meta'>{escape(meta)}</div>{body}{_VIEWER}"
+        f"<h1>{escape(title)}</h1><div class='meta'>{escape(meta)}</div>{body}"
+    )
+    if not viewer:
+        return head + "</body></html>\n"
+    return (
+        f"{head}{_VIEWER}"
         f'<script id="episodes-data" type="application/json">{_json_for_script(episodes)}'
         f"</script><script>{_asset('viewer.js')}</script></body></html>\n"
     )
@@ -155,11 +162,17 @@ def _summary_table(summary: dict[str, Any]) -> str:
     return f"<div class='wide'><table class='summary'>{head}{''.join(rows)}</table></div>"
 
 
-def write_run_report(run_dir: str | Path, out: str | Path | None = None, pictures: int = 5) -> Path:
+def write_run_report(
+    run_dir: str | Path,
+    out: str | Path | None = None,
+    pictures: int = 5,
+    board: dict[str, Any] | None = None,
+) -> Path:
     """Writes the run's page (default ``RUN_DIR/report.html``); returns its path.
 
     ``pictures`` bounds how many episodes of each env get pictures (each is a replay), so the
-    page stays a few megabytes; every episode's text is always there.
+    page stays a few megabytes; every episode's text is always there. ``board`` (from
+    :func:`hiddengrid.report.leaderboard.leaderboard`) adds the run beside the baselines.
     """
     from hiddengrid.llm.folder import write_atomic
     from hiddengrid.llm.run import read_run
@@ -179,6 +192,10 @@ def write_run_report(run_dir: str | Path, out: str | Path | None = None, picture
         kwargs = config["env_kwargs"].get(r["env"], {})
         episodes.append(_llm_episode(r, wanted, system.get((r["env"], r["trial"])), kwargs))
     body = ["<h2>Summary</h2>", _summary_table(summary)]
+    if board is not None:
+        from hiddengrid.report.leaderboard import leaderboard_html
+
+        body += ["<h2>Beside the baselines (the same episodes)</h2>", leaderboard_html(board)]
     trial_episodes = int(config["trial_episodes"])
     if trial_episodes > 1:
         body.append(
@@ -208,6 +225,8 @@ def write_run_report(run_dir: str | Path, out: str | Path | None = None, picture
 
 def write_episode_page(out: str | Path, title: str, meta: str, episode: dict[str, Any]) -> Path:
     """One episode (for example a numeric agent's, from ``hiddengrid record --html``)."""
+    from hiddengrid.llm.folder import write_atomic
+
     target = Path(out)
-    target.write_text(render_page(title, meta, "", [episode]))
+    write_atomic(target, render_page(title, meta, "", [episode]))
     return target
