@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from hiddengrid.llm.answer import AnswerFormatError, extract_action, legal_actions, response_format
-from hiddengrid.llm.client import ChatClient, ContextOverflow
+from hiddengrid.llm.client import ChatClient, ContextOverflow, LLMError
 from hiddengrid.llm.conversation import Conversation, episode_header, system_prompt
 from hiddengrid.registry import definition_of
 from hiddengrid.text.env import MAX_INVALID_IN_A_ROW, make_text
@@ -78,6 +78,14 @@ async def play_trial(
                     # An empty action is invalid in every env, so the text env counts this
                     # answer exactly as it counts an unparseable one (same limit, no step).
                     sent, format_error = "", str(exc)
+                    if answer_format == "constrained" and completion.finish_reason != "length":
+                        # A server that honours the schema only ever sends {"action": ...}; one
+                        # that sends anything else ignored it (a few drop unknown fields).
+                        raise LLMError(
+                            f"{client.url} ignored the structured-output request "
+                            "(response_format with a JSON schema) and answered "
+                            f"{completion.text[:60]!r}: use the direct or reasoning answer format"
+                        ) from None
                 reply, reward, terminated, truncated, info = tenv.step(sent)
                 if sent != completion.text:
                     # Kept only where it differs: the answer is stored once.

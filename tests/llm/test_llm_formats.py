@@ -153,3 +153,18 @@ def test_env_arguments_reach_the_llm_agent_and_make_the_run_identity(tmp_path, c
         envs=(IT,), model="m", base_url="http://h/v1", env_kwargs={IT: {"scout": True}}
     )
     assert plain.default_dir() != scout.default_dir()
+
+
+def test_a_server_that_ignores_structured_output_is_one_clear_line(tmp_path, capsys):
+    # The scripted server honours response_format; answering raw text is what one that drops
+    # the field does (transformers serve, measured).
+    with ScriptedServer(["mark"], raw_body=b'{"choices":[{"message":{"content":"I mark"}}]}') as s:
+        code = main(
+            [
+                *("eval", "--env", AM, "--agent", "llm", "--base-url", s.url, "--model", "m"),
+                *("--episodes", "1", "--answer-format", "constrained"),
+                *("--out", str(tmp_path / "r")),
+            ]
+        )
+    err = [x for x in capsys.readouterr().err.splitlines() if "error:" in x]  # not the bar
+    assert code == 2 and len(err) == 1 and "ignored the structured-output request" in err[0]
