@@ -78,9 +78,12 @@ async def play_trial(
                     # An empty action is invalid in every env, so the text env counts this
                     # answer exactly as it counts an unparseable one (same limit, no step).
                     sent, format_error = "", str(exc)
-                    if answer_format == "constrained" and completion.finish_reason != "length":
-                        # A server that honours the schema only ever sends {"action": ...}; one
-                        # that sends anything else ignored it (a few drop unknown fields).
+                    if answer_format == "constrained" and not completion.text.lstrip().startswith(
+                        "{"
+                    ):
+                        # A server that honours the schema only ever sends {"action": ...} (cut
+                        # short at max tokens, still an object's start); one that sends anything
+                        # else ignored it (a few drop unknown fields).
                         raise LLMError(
                             f"{client.url} ignored the structured-output request "
                             "(response_format with a JSON schema) and answered "

@@ -168,3 +168,14 @@ def test_a_server_that_ignores_structured_output_is_one_clear_line(tmp_path, cap
         )
     err = [x for x in capsys.readouterr().err.splitlines() if "error:" in x]  # not the bar
     assert code == 2 and len(err) == 1 and "ignored the structured-output request" in err[0]
+
+
+def test_a_constrained_answer_cut_at_max_tokens_is_an_invalid_answer(tmp_path):
+    body = b'{"choices":[{"message":{"content":"{\\"action\\": \\"mo"},"finish_reason":"length"}]}'
+    with ScriptedServer(["mark"], raw_body=body) as server:
+        config = RunConfig(
+            envs=(AM,), model="m", base_url=server.url, episodes=1, answer_format="constrained"
+        )
+        _, summary = run(config, tmp_path)
+    assert summary["envs"][AM]["invalid_rate"] == 1.0
+    assert summary["envs"][AM]["outcomes"] == {"invalid_actions": 1}
