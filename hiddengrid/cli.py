@@ -234,15 +234,39 @@ def add_eval(sub: Any) -> None:
         help="episodes played at once (default 1)",
     )
     llm.add_argument(
-        "--reasoning",
-        action="store_true",
-        help="let the model think, then read its last line 'ACTION: ...'",
+        "--answer-format",
+        choices=("direct", "reasoning", "constrained"),
+        default=None,
+        help="direct: the answer is the action; reasoning: think, then a last line 'ACTION: "
+        "...'; constrained: the server's structured output over the legal actions",
+    )
+    llm.add_argument(
+        "--reasoning", action="store_true", help="the same as --answer-format reasoning"
     )
     llm.add_argument(
         "--max-tokens",
         type=positive_int,
         default=None,
-        help="per answer (default 64; 4096 with --reasoning)",
+        help="per answer (default 64; 4096 with the reasoning format)",
+    )
+    llm.add_argument(
+        "--max-invalid",
+        type=seed_int,
+        default=3,
+        metavar="N",
+        help="invalid answers in a row that end an episode (default 3; 0: never)",
+    )
+    llm.add_argument(
+        "--fallback",
+        metavar="ACTION",
+        help="play ACTION in place of an invalid answer (still counted as invalid)",
+    )
+    llm.add_argument(
+        "--context-tokens",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="the model's context; older turns are dropped to fit (default: no limit)",
     )
     llm.add_argument(
         "--temperature", type=nonnegative_float, default=0.0, help="sampling temperature"
@@ -567,8 +591,17 @@ def add_report(sub: Any) -> None:
         description="Writes the summary table, the in-context learning curve and a "
         "step-through viewer of the run's episodes into one HTML file (no server, no network).",
     )
-    p.add_argument("run_dir", metavar="RUN_DIR", help="the results folder of an LLM eval run")
-    p.add_argument("--out", metavar="FILE.html", help="default RUN_DIR/report.html")
+    p.add_argument(
+        "run_dir",
+        metavar="RUN_DIR",
+        nargs="+",
+        help="the results folder of an LLM eval run; several: a leaderboard of them",
+    )
+    p.add_argument(
+        "--out",
+        metavar="FILE.html",
+        help="default RUN_DIR/report.html (one run) or leaderboard.html (several)",
+    )
     p.add_argument(
         "--pictures",
         type=nonnegative_int,
@@ -580,13 +613,21 @@ def add_report(sub: Any) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from hiddengrid.llm.folder import RunDirError
     from hiddengrid.report import write_run_report
+    from hiddengrid.report.leaderboard import format_text, leaderboard, write_leaderboard
 
     check_output_path(args.out, "--out", ".html")
     try:
-        path = write_run_report(args.run_dir, args.out, pictures=args.pictures)
-    except FileNotFoundError as exc:
+        if len(args.run_dir) > 1:
+            path, table = write_leaderboard(args.run_dir, args.out or "leaderboard.html")
+        else:
+            board = leaderboard(args.run_dir)
+            table = format_text(board)
+            path = write_run_report(args.run_dir[0], args.out, args.pictures, board)
+    except RunDirError as exc:
         raise CLIError(str(exc)) from None
+    print(table)
     print(f"wrote {path}")
     return 0
 

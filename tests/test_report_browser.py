@@ -64,7 +64,7 @@ def test_step_through_an_episode_in_headless_chromium(browser, tmp_path):
             base_url=server.url,
             episodes=6,
             trial_episodes=3,
-            reasoning=True,
+            answer_format="reasoning",
         )
         run(config, folder, concurrency=2)
     main(["report", str(folder)])

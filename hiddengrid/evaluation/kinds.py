@@ -39,7 +39,11 @@ class LLMOptions:
     retries: int = 5
     timeout: float = 60.0
     concurrency: int = 1
-    reasoning: bool = False
+    reasoning: bool = False  # the same as answer_format="reasoning"
+    answer_format: str | None = None  # direct (default), reasoning or constrained
+    max_invalid: int = 3
+    fallback: str | None = None
+    context_tokens: int | None = None
     max_tokens: int | None = None
     temperature: float = 0.0
     trial_episodes: int = 1
@@ -51,7 +55,13 @@ class ExtraAgent(Protocol):
 
     name: str
 
-    def check(self, env_ids: list[str], episodes: int, seed: int) -> None: ...
+    def check(
+        self,
+        env_ids: list[str],
+        episodes: int,
+        seed: int,
+        env_kwargs: dict[str, dict[str, Any]] | None = None,
+    ) -> None: ...
 
     def start(self, progress: Progress | None, describe: Say | None, say: Say | None) -> None: ...
 
@@ -69,7 +79,13 @@ class PPOKind:
         self.checkpoint = checkpoint
         self.factory: Callable[..., Any] | None = None
 
-    def check(self, env_ids: list[str], episodes: int, seed: int) -> None:
+    def check(
+        self,
+        env_ids: list[str],
+        episodes: int,
+        seed: int,
+        env_kwargs: dict[str, dict[str, Any]] | None = None,
+    ) -> None:
         if not self.checkpoint:
             raise EvalError("--agent ppo needs --checkpoint FILE (written by hiddengrid train)")
         try:
@@ -119,12 +135,21 @@ class LLMKind:
         self.config: Any = None
         self.results: dict[str, Any] = {}
 
-    def check(self, env_ids: list[str], episodes: int, seed: int) -> None:
-        from hiddengrid.llm.run import RunConfig
+    def check(
+        self,
+        env_ids: list[str],
+        episodes: int,
+        seed: int,
+        env_kwargs: dict[str, dict[str, Any]] | None = None,
+    ) -> None:
+        from hiddengrid.llm.run import RunConfig, check_fallback
 
         o = self.options
         if not o.base_url or not o.model:
             raise EvalError("--agent llm needs --base-url and --model")
+        if o.reasoning and o.answer_format not in (None, "reasoning"):
+            raise EvalError(f"--reasoning contradicts --answer-format {o.answer_format}")
+        kwargs = env_kwargs or {}
         try:
             self.config = RunConfig(
                 envs=tuple(env_ids),
@@ -133,11 +158,16 @@ class LLMKind:
                 episodes=episodes,
                 seed=seed,
                 trial_episodes=o.trial_episodes,
-                reasoning=o.reasoning,
+                answer_format="reasoning" if o.reasoning else o.answer_format or "direct",
+                max_invalid=o.max_invalid,
+                fallback=o.fallback,
+                context_tokens=o.context_tokens,
                 max_tokens=o.max_tokens,
                 temperature=o.temperature,
                 history=o.history,
+                env_kwargs={e: kwargs[e] for e in env_ids if kwargs.get(e)},
             )
+            check_fallback(self.config)
         except ValueError as exc:
             raise EvalError(f"--agent llm: {exc}") from None
         check_server(o.base_url, o.timeout)
@@ -154,7 +184,8 @@ class LLMKind:
 
     def start(self, progress: Progress | None, describe: Say | None, say: Say | None) -> None:
         from hiddengrid.llm.client import LLMError
-        from hiddengrid.llm.run import RunDirError, run
+        from hiddengrid.llm.folder import RunDirError
+        from hiddengrid.llm.run import run
         from hiddengrid.llm.summary import eval_result
 
         o = self.options

@@ -195,7 +195,7 @@ def plan_eval(request: EvalRequest) -> EvalPlan:
     for name, kind in kinds.items():
         mine = [job for job in jobs if job.agent == name]
         if mine:
-            kind.check([job.env_id for job in mine], mine[0].episodes, request.seed)
+            kind.check([job.env_id for job in mine], mine[0].episodes, request.seed, env_kwargs)
             extras[name] = kind
     if request.ray is not None and any(job.agent not in EXTRA_AGENTS for job in jobs):
         check_ray(request.ray)

@@ -34,6 +34,7 @@ def summarize_env(records: list[dict[str, Any]], trial_episodes: int) -> dict[st
         tokens_in=sum(r["tokens_in"] for r in records),
         tokens_out=sum(r["tokens_out"] for r in records),
         retries=sum(r["retries"] for r in records),
+        fallbacks=sum(r.get("fallbacks", 0) for r in records),
         latency_s_total=sum(t["latency_s"] for t in turns),
         latency_s_mean=sum(t["latency_s"] for t in turns) / len(turns) if turns else 0.0,
         truncated_answers=sum(t.get("finish_reason") == "length" for t in turns),

@@ -5,8 +5,13 @@ function of the conversation (so a parallel run gets exactly the answers a seque
 and reports token usage (whitespace words) like a real server. It is bounded: it listens on
 127.0.0.1 only, serves at most ``max_requests`` requests, and shuts itself down after
 ``idle_timeout`` seconds without a request. ``failures`` makes the first requests fail with
-``status`` (to exercise retries). It is an aiohttp app on its own event loop in a background
-thread: waiting requests cost no thread each, so many can be in flight at once.
+``status`` (to exercise retries), with a ``Retry-After`` header if ``retry_after`` is set;
+``raw_body`` answers every request with those bytes instead (to exercise broken servers), and
+``content_parts`` sends the answer as a list of text parts; ``context_words`` refuses longer
+prompts like a server's context limit. A request with a JSON-schema ``response_format`` gets a
+JSON object with one of the schema's actions. It is an aiohttp app on its own
+event loop in a background thread: waiting requests cost no thread each, so many can be in
+flight at once.
 
     python -m hiddengrid.llm.testserver --latency 0.2 --answer mark --answer "move north"
 """
@@ -16,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
+import json
 import socket
 import threading
 import time
@@ -57,6 +63,10 @@ class ScriptedServer:
         record: bool = True,
         completion_tokens_only: bool = False,
         thinking: str | None = None,
+        retry_after: str | None = None,
+        raw_body: bytes | None = None,
+        content_parts: bool = False,
+        context_words: int | None = None,
     ) -> None:
         self.respond = respond if callable(respond) else scripted(list(respond))
         self.latency = latency
@@ -68,6 +78,12 @@ class ScriptedServer:
         # Answer like OpenAI's reasoning models: "max_tokens" is refused (HTTP 400).
         self.completion_tokens_only = completion_tokens_only
         self.thinking = thinking  # sent as reasoning_content beside each answer, like vLLM
+        self.retry_after = retry_after
+        self.raw_body = raw_body
+        self.content_parts = content_parts
+        # Like a real server's context: a prompt of more words than this is refused (HTTP 400).
+        self.context_words = context_words
+        self.times: list[float] = []  # time.monotonic() of each request's arrival
         self.requests: list[dict[str, Any]] = []
         self.served = 0
         self.in_flight = 0
@@ -84,6 +100,7 @@ class ScriptedServer:
     async def _chat(self, request: web.Request) -> web.Response:
         body = await request.json()
         self._last = time.monotonic()
+        self.times.append(self._last)
         self.served += 1
         count = self.served
         if self.record:
@@ -100,7 +117,12 @@ class ScriptedServer:
             return web.json_response({"error": {"message": message}}, status=400)
         if self.failures > 0:
             self.failures -= 1
-            return web.json_response({"error": {"message": "scripted failure"}}, status=self.status)
+            headers = {} if self.retry_after is None else {"Retry-After": self.retry_after}
+            return web.json_response(
+                {"error": {"message": "scripted failure"}}, status=self.status, headers=headers
+            )
+        if self.raw_body is not None:
+            return web.Response(body=self.raw_body, content_type="application/json")
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
@@ -108,10 +130,28 @@ class ScriptedServer:
         finally:
             self.in_flight -= 1
         messages = body.get("messages", [])
-        answer = self.respond(messages)
         words_in = sum(len(str(m.get("content", "")).split()) for m in messages)
+        if self.context_words is not None and words_in > self.context_words:
+            message = (
+                f"This model's maximum context length is {self.context_words} tokens. However, "
+                f"your messages resulted in {words_in} tokens."
+            )
+            return web.json_response({"error": {"message": message}}, status=400)
+        answer = self.respond(messages)
+        schema = (body.get("response_format") or {}).get("json_schema")
+        if schema is not None:
+            # Structured output: one of the schema's actions, picked like a scripted answer.
+            allowed = schema["schema"]["properties"]["action"]["enum"]
+            picked = allowed[int(hashlib.sha256(answer.encode()).hexdigest(), 16) % len(allowed)]
+            answer = json.dumps({"action": picked})
         words_out = len(answer.split())
-        message = {"role": "assistant", "content": answer}
+        message: dict[str, Any] = {"role": "assistant", "content": answer}
+        if self.content_parts:
+            half = len(answer) // 2
+            message["content"] = [
+                {"type": "text", "text": answer[:half]},
+                {"type": "text", "text": answer[half:]},
+            ]
         if self.thinking is not None:
             message["reasoning_content"] = self.thinking
             words_out += len(self.thinking.split())

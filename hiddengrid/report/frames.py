@@ -30,16 +30,20 @@ class ReplayMismatch(RuntimeError):
     """Replaying the logged answers did not give the logged actions (the env changed since)."""
 
 
-def replay_frames(record: dict[str, Any]) -> list[str]:
-    """One picture per state the model saw (after reset and after each valid action)."""
+def replay_frames(record: dict[str, Any], env_kwargs: dict[str, Any] | None = None) -> list[str]:
+    """One picture per state the model saw (after reset and after each valid action);
+    ``env_kwargs`` are the env arguments the run played with."""
+    env_kwargs = env_kwargs or {}
     env_id = record["env"]
     render = definition_of(env_id).render_rgb
-    tenv = make_text(env_id)
+    tenv = make_text(env_id, max_invalid=None, **env_kwargs)
     try:
         tenv.reset(seed=record["seed"])
         frames = [png_data_uri(render(tenv.base.batch, 0))]
         for turn in record["turns"]:
-            _, _, _, _, info = tenv.step(turn["sent"])
+            _, _, _, _, info = tenv.step(turn.get("sent", turn["answer"]))
+            if "invalid_action" in info and turn.get("fallback") is not None:
+                _, _, _, _, info = tenv.step(turn["fallback"])  # played in the answer's place
             valid = "invalid_action" not in info
             if valid != (turn["action"] is not None) or (
                 valid and tenv.format_action(info["action"]) != turn["action"]

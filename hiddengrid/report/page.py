@@ -50,26 +50,46 @@ def _asset(name: str) -> str:
 
 
 def _json_for_script(data: Any) -> str:
-    # Inside <script>, "</" would end the element early.
-    return json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    # Inside <script>, "</script" ends the element and "<!--" starts a comment the parser
+    # then reads as script data, so no "<" may appear raw; JSON reads \u003c as "<". ">" and
+    # "&" alike, and U+2028/2029, which older JavaScript parsers took as line ends.
+    text = json.dumps(data, separators=(",", ":"))
+    for char, escaped in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
+        text = text.replace(char, escaped)
+    return text
 
 
-def render_page(title: str, meta: str, body: str, episodes: list[dict[str, Any]]) -> str:
-    return (
+def render_page(
+    title: str, meta: str, body: str, episodes: list[dict[str, Any]], viewer: bool = True
+) -> str:
+    head = (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
         f"<title>{escape(title)}</title><style>{_asset('viewer.css')}</style></head><body>"
-        f"<h1>{escape(title)}</h1><div class='meta'>{escape(meta)}</div>{body}{_VIEWER}"
+        f"<h1>{escape(title)}</h1><div class='meta'>{escape(meta)}</div>{body}"
+    )
+    if not viewer:
+        return head + "</body></html>\n"
+    return (
+        f"{head}{_VIEWER}"
         f'<script id="episodes-data" type="application/json">{_json_for_script(episodes)}'
         f"</script><script>{_asset('viewer.js')}</script></body></html>\n"
     )
 
 
-def _llm_episode(record: dict[str, Any], pictures: bool, system: str | None) -> dict[str, Any]:
+def _llm_episode(
+    record: dict[str, Any], pictures: bool, system: str | None, env_kwargs: dict[str, Any]
+) -> dict[str, Any]:
     frames: list[str] = []
     reason = "pictures are drawn for the first episodes of each env only (--pictures)"
     if pictures:
         try:
-            frames = replay_frames(record)
+            frames = replay_frames(record, env_kwargs)
             reason = ""
         except ReplayMismatch as exc:
             reason = f"no pictures: {exc}"
@@ -142,20 +162,24 @@ def _summary_table(summary: dict[str, Any]) -> str:
     return f"<div class='wide'><table class='summary'>{head}{''.join(rows)}</table></div>"
 
 
-def write_run_report(run_dir: str | Path, out: str | Path | None = None, pictures: int = 5) -> Path:
+def write_run_report(
+    run_dir: str | Path,
+    out: str | Path | None = None,
+    pictures: int = 5,
+    board: dict[str, Any] | None = None,
+) -> Path:
     """Writes the run's page (default ``RUN_DIR/report.html``); returns its path.
 
     ``pictures`` bounds how many episodes of each env get pictures (each is a replay), so the
-    page stays a few megabytes; every episode's text is always there.
+    page stays a few megabytes; every episode's text is always there. ``board`` (from
+    :func:`hiddengrid.report.leaderboard.leaderboard`) adds the run beside the baselines.
     """
-    from hiddengrid.llm.run import CONFIG, EPISODES, complete_trials, load_records
+    from hiddengrid.llm.folder import write_atomic
+    from hiddengrid.llm.run import read_run
     from hiddengrid.llm.summary import summarize
 
     folder = Path(run_dir)
-    if not (folder / CONFIG).is_file():
-        raise FileNotFoundError(f"{folder} is not a run folder (it has no {CONFIG})")
-    config = json.loads((folder / CONFIG).read_text())
-    records = complete_trials(load_records(folder / EPISODES), int(config["trial_episodes"]))
+    config, records = read_run(folder)  # a damaged folder is one RunDirError
     summary = summarize(records, config)
     episodes: list[dict[str, Any]] = []
     drawn: dict[str, int] = {}
@@ -165,8 +189,13 @@ def write_run_report(run_dir: str | Path, out: str | Path | None = None, picture
             system[(r["env"], r["trial"])] = r.get("system")
         wanted = drawn.get(r["env"], 0) < pictures
         drawn[r["env"]] = drawn.get(r["env"], 0) + 1
-        episodes.append(_llm_episode(r, wanted, system.get((r["env"], r["trial"]))))
+        kwargs = config["env_kwargs"].get(r["env"], {})
+        episodes.append(_llm_episode(r, wanted, system.get((r["env"], r["trial"])), kwargs))
     body = ["<h2>Summary</h2>", _summary_table(summary)]
+    if board is not None:
+        from hiddengrid.report.leaderboard import leaderboard_html
+
+        body += ["<h2>Beside the baselines (the same episodes)</h2>", leaderboard_html(board)]
     trial_episodes = int(config["trial_episodes"])
     if trial_episodes > 1:
         body.append(
@@ -178,7 +207,11 @@ def write_run_report(run_dir: str | Path, out: str | Path | None = None, picture
             for env_id, s in summary["envs"].items()
         ]
         body.append("</div>")
-    mode = "reasoning (last line ACTION: ...)" if config["reasoning"] else "direct answer"
+    mode = f"answer format {config['answer_format']}"
+    if config["fallback"] is not None:
+        mode += f", fallback {config['fallback']!r}"
+    if config["env_kwargs"]:
+        mode += f", env arguments {json.dumps(config['env_kwargs'], sort_keys=True)}"
     meta = (
         f"model {config['model']} at {config['base_url']}; {mode}, max tokens "
         f"{config['max_tokens']}, temperature {config['temperature']}, history "
@@ -186,12 +219,14 @@ def write_run_report(run_dir: str | Path, out: str | Path | None = None, picture
     )
     target = Path(out) if out is not None else folder / "report.html"
     page = render_page(f"hiddengrid LLM run: {config['model']}", meta, "".join(body), episodes)
-    target.write_text(page)
+    write_atomic(target, page)
     return target
 
 
 def write_episode_page(out: str | Path, title: str, meta: str, episode: dict[str, Any]) -> Path:
     """One episode (for example a numeric agent's, from ``hiddengrid record --html``)."""
+    from hiddengrid.llm.folder import write_atomic
+
     target = Path(out)
-    target.write_text(render_page(title, meta, "", [episode]))
+    write_atomic(target, render_page(title, meta, "", [episode]))
     return target

@@ -1,8 +1,11 @@
 """The text protocol shared by every env: strict parsing of text actions.
 
 Tolerant in form (case, surrounding spaces, a trailing period, ``[move north]``, backticks or
-quotes, a bare action number), strict in meaning: no fuzzy matching, and an answer that holds
-two different commands is ambiguous and invalid.
+quotes, bold, an ``Action:`` prefix, wrappers in any order, a bare action number, and the
+prompt's own listing forms ``0 move north``, ``0. move north``, ``move north (0)``), strict in
+meaning: no fuzzy matching, a number and a name that disagree are invalid, and an answer that
+holds two different commands is ambiguous and invalid. A reason never suggests an action: a
+model that copies the hint would be playing the parser's move, not its own.
 
 One grammar wherever games share a concept:
 
@@ -24,6 +27,11 @@ class TextActionError(ValueError):
 
 
 _WRAPPERS = ("[]", "()", "``", '""', "''", "<>", "**")
+_PREFIXES = ("action:", "**action:**", "**action**:")
+# The prompt lists actions as "0 move north, 1 move south, ...": a model copying one entry
+# writes "0 move north", "0. move north", "0: move north" or "move north (0)".
+_NUMBER_FIRST = re.compile(r"([0-9]{1,9})\s*[.:)]?\s+(\S.*)")
+_NUMBER_LAST = re.compile(r"(\S.*?)\s*\(([0-9]{1,9})\)")
 DIRECTIONS = ("north", "south", "east", "west")
 IDLE_WORDS = ("wait", "hold")
 ECHO_LIMIT = 60  # characters of an invalid answer quoted back in the reason
@@ -67,15 +75,18 @@ def normalize(text: object) -> str:
         raise TextActionError(f"an action must be text, got {type(text).__name__}")
     s = " ".join(text.strip().lower().split())
     changed = True
+    # Peeled in any order ("**Action: [move north]**", "Action: **move north**.").
     while changed and s:
         changed = False
-        s = s.rstrip(".!").strip()
+        stripped = s.rstrip(".!").strip()
+        for prefix in _PREFIXES:
+            if stripped.startswith(prefix):
+                stripped = stripped[len(prefix) :].strip()
         for pair in _WRAPPERS:
-            if len(s) >= 2 and s[0] == pair[0] and s[-1] == pair[1]:
-                s = s[1:-1].strip()
-                changed = True
-    if s.startswith("action:"):
-        s = s[len("action:") :].strip()
+            if len(stripped) >= 2 and stripped[0] == pair[0] and stripped[-1] == pair[1]:
+                stripped = stripped[1:-1].strip()
+        changed = stripped != s
+        s = stripped
     if not s:
         raise TextActionError("empty answer: give exactly one action")
     return s
@@ -92,26 +103,45 @@ def parse_choice(
     ``TextActionError``.
     """
     s = normalize(text)
-    value = parse_number(s, len(names))
-    if value is not None:
-        return value
-    for k, name in enumerate(names):
-        if s == name:
-            return k
     aliases = shared_aliases(names) if aliases is None else aliases
-    if s in aliases:
-        return aliases[s]
+    exact = _exact(s, names, aliases)
+    if exact is not None:
+        return exact
+    first, last = _NUMBER_FIRST.fullmatch(s), _NUMBER_LAST.fullmatch(s)
+    if first is not None or last is not None:
+        number, phrase = first.groups() if first is not None else last.groups()[::-1]  # type: ignore[union-attr]
+        named = _exact(normalize(phrase), names, aliases, numbers=False)
+        if named is not None:
+            if int(number) != named:
+                raise TextActionError(
+                    f"answer {quote(s)} gives a number and a name of different actions"
+                )
+            return named
     found = sorted({k for k, name in enumerate(names) if re.search(rf"\b{re.escape(name)}\b", s)})
     if len(found) > 1:
-        listed = ", ".join(repr(names[k]) for k in found)
-        raise TextActionError(f"ambiguous answer: it names several actions ({listed})")
+        raise TextActionError(f"ambiguous answer: it names {len(found)} different actions")
     if len(found) == 1:
         raise TextActionError(
-            f"answer {quote(s)} is not exactly an action; write only {names[found[0]]!r}"
+            f"answer {quote(s)} is not exactly an action: write one action alone, by its name "
+            "or its number"
         )
     raise TextActionError(
         f"unknown action {quote(s)}; valid actions: " + ", ".join(repr(n) for n in names)
     )
+
+
+def _exact(
+    s: str, names: Sequence[str], aliases: Mapping[str, int], numbers: bool = True
+) -> int | None:
+    """The action ``s`` is exactly (a number, a name or an alias), else ``None``."""
+    if numbers:
+        value = parse_number(s, len(names))
+        if value is not None:
+            return value
+    for k, name in enumerate(names):
+        if s == name:
+            return k
+    return aliases.get(s)
 
 
 def grid_lines(rows: Sequence[str], col_labels: Sequence[str], row_labels: Sequence[str]) -> str:

@@ -24,7 +24,7 @@ ID = "hiddengrid/AnomalyMapping-v0"
 IT = "hiddengrid/InvertedTreasure-v0"
 # Several legal moves, one junk answer: episodes of varied length with invalid answers.
 ANSWERS = ["move north", "move east", "rotate left", "mark", "what?", "move south"]
-TIMING = ("latency_s",)
+TIMING = ("latency_s", "digest")  # the digest seals the timings too
 
 
 def _strip_timing(records: list[dict]) -> list[dict]:
@@ -77,7 +77,9 @@ def test_reasoning_mode_plays_the_same_game_and_counts_invalid_answers_alike(tmp
     with ScriptedServer(scripted(ANSWERS)) as direct_server:
         _, direct = run(_config(direct_server.url, envs=(ID,)), tmp_path / "d")
     with ScriptedServer(scripted(ANSWERS, reasoning=True)) as server:
-        _, reasoned = run(_config(server.url, envs=(ID,), reasoning=True), tmp_path / "r")
+        _, reasoned = run(
+            _config(server.url, envs=(ID,), answer_format="reasoning"), tmp_path / "r"
+        )
         body = server.requests[0]["body"]
     d, r = direct["envs"][ID], reasoned["envs"][ID]
     for key in ("outcomes", "mean_return", "answers", "invalid_answers", "mean_length"):
@@ -89,7 +91,9 @@ def test_reasoning_mode_plays_the_same_game_and_counts_invalid_answers_alike(tmp
 
 def test_a_reasoning_answer_without_the_marker_is_an_invalid_answer(tmp_path):
     with ScriptedServer(["I would move north."]) as server:
-        _, summary = run(_config(server.url, envs=(ID,), episodes=1, reasoning=True), tmp_path)
+        _, summary = run(
+            _config(server.url, envs=(ID,), episodes=1, answer_format="reasoning"), tmp_path
+        )
     rec = _records(tmp_path)[0]
     # Three invalid answers in a row end the episode, as for unparseable actions.
     assert rec["outcome"] == "invalid_actions" and rec["answers"] == 3 and rec["steps"] == 0
@@ -348,15 +352,16 @@ def test_thinking_returned_beside_the_answer_is_kept(tmp_path):
 def test_resume_keeps_whole_trials_only(tmp_path):
     from hiddengrid.llm.run import prepare_dir
 
-    config = RunConfig(envs=(ID,), model="m", base_url="http://127.0.0.1:9/v1", episodes=6)
-    config = RunConfig(**(config.as_dict() | {"envs": (ID,), "trial_episodes": 3}))
-    prepare_dir(tmp_path, config)
-
-    def line(trial: int, index: int) -> str:
-        return json.dumps({"env": ID, "trial": trial, "index": index, "seed": 3 * trial + index})
-
+    with ScriptedServer(scripted(ANSWERS)) as server:
+        config = RunConfig(envs=(ID,), model="m", base_url=server.url, episodes=6, trial_episodes=3)
+        run(config, tmp_path)
+    lines = {
+        (r["trial"], r["index"]): json.dumps(r)
+        for r in map(json.loads, (tmp_path / EPISODES).read_text().splitlines())
+    }
     # Trial 1 whole (written out of order), trial 0 missing an episode, then a torn line.
-    text = "\n".join([line(1, 2), line(0, 0), line(1, 0), line(1, 1), line(0, 1)])
+    order = [(1, 2), (0, 0), (1, 0), (1, 1), (0, 1)]
+    text = "\n".join(lines[k] for k in order)
     (tmp_path / EPISODES).write_text(text + '\n{"env": "hiddengrid/Anomal')
     done = prepare_dir(tmp_path, config)
     assert [(r["trial"], r["index"]) for r in done] == [(1, 0), (1, 1), (1, 2)]

@@ -10,6 +10,9 @@ import numpy as np
 from hiddengrid.envs.anomaly_mapping.constants import ACTION_NAMES, DIRECTION_NAMES, STEP_BUDGET
 from hiddengrid.text.parse import grid_lines, parse_choice
 
+# A legal action at every step, shown in the answer-format instruction of a model's prompt.
+ANSWER_EXAMPLE = "move north"
+
 
 def rules_text(config: Mapping[str, Any]) -> str:
     return f"""You are searching a 15x15 laboratory floor for one hidden Vulnerability Node.
@@ -19,13 +22,13 @@ The node radiates a field. Each tile reads a level 0..3: 3 on the node, 2 one st
 node can hide its field. Walls always read 0.
 You see only the 3x3 block of levels around you, north at the top, west at the left; you are
 the centre cell. Cells off the grid read 0.
-Actions (answer with exactly one, by name or number):
+Actions, by name or number:
   0 move north, 1 move south, 2 move east, 3 move west: step one tile and face that way;
     a move into a wall or off the grid does nothing but still costs a step.
   4 rotate left, 5 rotate right: turn 90 degrees counter-clockwise / clockwise.
   6 mark: end the episode, declaring the node is on your tile or next to it.
 A move may also be given as its direction alone: "north" is "move north".
-Example answers: "move north", "north", "mark", "6".
+Example actions: "move north", "north", "mark", "6".
 Scoring: mark while on the node or one of its 4 neighbours: reward 1 ("success").
 Any other mark: reward 0 ("wrong_mark"). After {STEP_BUDGET} actions without a mark the
 episode ends with reward 0 ("timeout")."""

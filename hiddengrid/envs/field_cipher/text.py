@@ -31,6 +31,10 @@ ALIASES = {
 }
 
 
+# A legal action at every step, shown in the answer-format instruction of a model's prompt.
+ANSWER_EXAMPLE = "cursor right"
+
+
 def rules_text(config: Mapping[str, Any]) -> str:
     return f"""You are decoding a 4-character hexadecimal message hidden in a magnetic field
 picture.
@@ -47,14 +51,14 @@ hex character 1 is blocks 0 and 1 (value of block 0 times 4 plus value of block 
 hold filler bits and blocks 18..24 are decoration; they do not matter for the answer.
 You are not told the codebook. Each observation shows 4 hints: patterns with their values.
 You fill 4 answer slots; a cursor points at one of them (slot 1 at the start).
-Actions (answer with exactly one, by name or number):
+Actions, by name or number:
   0..15 "write 0" .. "write F": put that hex digit into the slot under the cursor (it replaces
     what was there; the cursor does not move).
   16 "cursor right", 17 "cursor left": move the cursor, wrapping around (right of slot 4 is
     slot 1).
   18 "finalize": submit the 4 slots and end the episode.
     A bare hex digit is the same write: "A" is "write A".
-Example answers: "write A", "A", "cursor right", "finalize", "7".
+Example actions: "write A", "A", "cursor right", "finalize", "7".
 Scoring, only when the episode ends: 0.25 for each slot that holds the right character at its
 position (an empty slot scores nothing), so 1.0 for the whole message. The episode ends when
 you finalize or after {STEP_BUDGET} actions, whichever comes first; after {STEP_BUDGET} actions

@@ -33,6 +33,10 @@ def _reveal_rule(config: Mapping[str, Any]) -> str:
     return "  4 reveal: reveal the icon of your own tile without moving."
 
 
+# A legal action at every step, shown in the answer-format instruction of a model's prompt.
+ANSWER_EXAMPLE = "move north"
+
+
 def rules_text(config: Mapping[str, Any]) -> str:
     return f"""You are on an {GRID_SIZE}x{GRID_SIZE} grid of tiles. Positions are (x, y): x grows to
 the east, y grows to the north, (0, 0) is the south-west corner and (7, 7) the north-east corner.
@@ -41,7 +45,7 @@ All tiles, yours too, start unseen; a revealed tile stays revealed.
 Exactly one tile is the treasure and some tiles are deadly traps; every other tile is Empty and
 harmless. The icons tell them apart, but you are not told which icon marks the treasure and
 which marks a trap: you have to find out. The icons mean the same in every episode.
-Actions (answer with exactly one, by name or number):
+Actions, by name or number:
   0 move north, 1 move south, 2 move west, 3 move east: step one tile that way. Moving
     onto a tile reveals it, then you stand on it: the treasure ends the episode with
     reward 1, a trap ends it with reward 0, an Empty tile is safe. A move off the grid does
@@ -50,7 +54,7 @@ Actions (answer with exactly one, by name or number):
   5 wait: do nothing.
 A move may also be given as its direction alone ("north" is "move north"), and "hold" is
 "wait".
-Example answers: "move north", "north", "reveal", "5".
+Example actions: "move north", "north", "reveal", "5".
 Each action costs one step; after {STEP_BUDGET} actions the episode ends with reward 0
 ("timeout"). Outcomes: "treasure" (reward 1), "trap" (reward 0), "timeout" (reward 0).
 You see the 5x5 block of tiles around you, north at the top, west at the left; you are the

@@ -71,6 +71,10 @@ DESCRIPTORS = {
 }
 
 
+# A legal action at every step, shown in the answer-format instruction of a model's prompt.
+ANSWER_EXAMPLE = "wait"
+
+
 def rules_text(config: Mapping[str, Any]) -> str:
     return f"""You are the chief planner of an underground city on a 5x5 grid of rock cells
 (row 0 is north, column 0 is west; a cell is written (row,col)). The physics down here is
@@ -106,8 +110,8 @@ activated, +3 the first time power exceeds {POWER_MILESTONE}, +4 per rule fully 
 +0.5 per step with integrity > {INTEGRITY_OK} and air > {AIR_OK}, -2 per point of integrity
 below {INTEGRITY_OK} and -1 per point of air below {AIR_OK} every step, +40 for the goal at the
 end, -40 for a collapse or suffocation.
-Answer with exactly one action, e.g. "excavate (2,3)", "vent (2,3) north", "research load",
-or its number."""
+An action is written like "excavate (2,3)", "vent (2,3) north", "research load",
+or given by its number."""
 
 
 ARROWS = {(0, 0): ".", (-1, 0): "^", (1, 0): "v", (0, 1): ">", (0, -1): "<"}

@@ -55,6 +55,9 @@ from hiddengrid.text.parse import (
     quote,
 )
 
+# A legal action at every step, shown in the answer-format instruction of a model's prompt.
+ANSWER_EXAMPLE = "squad 1 north, squad 2 hold, squad 3 hold"
+
 
 def rules_text(config: Mapping[str, Any]) -> str:
     return f"""You command three squads on a {GRID_SIZE}x{GRID_SIZE} battlefield: rows 0..14
@@ -80,7 +83,7 @@ in each direction (a 7x7 square) unless a wall or forest cell lies between (the 
 itself is seen). What you have seen stays on your map; a camp, once seen, stays shown with
 its strength.
 
-Answer with one order per squad, for example "squad 1 north, squad 2 hold, squad 3 attack",
+An action gives one order per squad, for example "squad 1 north, squad 2 hold, squad 3 attack",
 or just the three orders in squad order: "north hold attack", or numbers: "1 0 5"
 (0 hold, 1 north, 2 south, 3 east, 4 west, 5 attack).
 Scoring: +0.5 for each camp eliminated. The episode ends when both camps are eliminated

