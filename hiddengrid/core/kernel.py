@@ -165,7 +165,7 @@ def row_driver(dispatcher: Any, whole: tuple[int, ...] = ()) -> Any:
     )
     code = py_func.__code__
     namespace: dict[str, Any] = {"KERNEL": dispatcher, "prange": prange}
-    exec(compile(source, code.co_filename, "exec"), namespace)  # noqa: S102  (our own source)
+    exec(compile(source, code.co_filename, "exec"), namespace)  # our own source, above
     function = namespace[name]
     function.__code__ = function.__code__.replace(co_firstlineno=code.co_firstlineno)
     function.__qualname__ = f"{py_func.__qualname__}{suffix}"
