@@ -37,7 +37,7 @@ from gymnasium import spaces
 
 import hiddengrid  # noqa: F401  (registers the ids)
 from hiddengrid.core.agents import masked_choice, uniform_choice
-from hiddengrid.core.kernel import direct_entry, max_threads, run_on
+from hiddengrid.core.kernel import direct_entry, max_threads, run_rows
 from hiddengrid.core.rng import seed_streams
 
 MINIGRID_ID = "MiniGrid-Empty-8x8-v0"
@@ -110,9 +110,9 @@ class RandomPolicy:
                 masks = np.stack([e.action_masks() for e in self.sub_envs])
             else:
                 masks = np.asarray(self.base.action_masks()).reshape(self.n, -1)
-            run_on(self.threads, masked_choice, masks, self.streams, self.actions)
+            run_rows(self.threads, masked_choice, masks, self.streams, self.actions)
             return self.actions
-        run_on(self.threads, uniform_choice, self.sizes, self.streams, self.drawn)
+        run_rows(self.threads, uniform_choice, self.sizes, self.streams, self.drawn, whole=(0,))
         if isinstance(self.space, spaces.Discrete):
             return self.drawn[:, 0]
         return self.drawn.reshape(self.n, *self.space.shape)

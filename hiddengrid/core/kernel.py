@@ -8,14 +8,16 @@ that takes arrays increments and decrements each array's count atomically, which
 calls are marked ``inline="always"`` so they are compiled inside it, under the same flags.
 Code that allocates (an oracle's BFS queue, say) keeps the ordinary ``@njit``.
 
-Threads: a batch loop is written ``for i in prange(n)``. Every kernel is compiled twice from
-the same source: the ordinary dispatcher, where ``prange`` is a plain ``range`` (one thread,
-no threading layer touched: the single env and ``num_threads=1``), and, on first use, a
-``parallel=True`` twin (:func:`parallel_twin`) whose ``prange`` loop Numba splits into one
-contiguous chunk of sub-envs per thread. Sub-env ``i`` reads and writes only row ``i`` of
-every array (its own random stream included), so the result is the same bit for bit whatever
-the thread count. The kernels hold the GIL, so two Python threads never enter Numba's
-threading layer at once (the ``workqueue`` layer would abort if they did).
+Threads: a batch loop is written ``for i in prange(n)``, and sub-env ``i`` reads and writes
+only row ``i`` of every array (its own random stream included). An env's kernels run on several
+threads through a row driver (:func:`row_driver`): a small ``parallel=True`` loop that cuts the
+rows into one contiguous run per thread and calls the serial kernel itself on each run's row
+slices. The kernel is compiled once, serially, whatever the thread count; only the small loop
+is compiled with ``parallel=True``. The result is the same bit for bit whatever the thread
+count. Kernels whose arguments are not all rows (the observation copy, an agent's draw over a
+shared table) keep a ``parallel=True`` twin (:func:`parallel_twin`), where ``prange`` splits
+the loop itself. The kernels hold the GIL, so two Python threads never enter Numba's threading
+layer at once (the ``workqueue`` layer would abort if they did).
 """
 
 from __future__ import annotations
