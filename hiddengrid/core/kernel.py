@@ -4,9 +4,15 @@ compiled code is cached.
 A kernel is called from Python once per step over the whole batch and never allocates. It is
 compiled without Numba's reference counting (``_nrt=False``): with it, every call of a helper
 that takes arrays increments and decrements each array's count atomically, which measured
-75 ns per sub-env step for AnomalyMapping against under 2 ns without. The helpers a kernel
-calls are marked ``inline="always"`` so they are compiled inside it, under the same flags.
-Code that allocates (an oracle's BFS queue, say) keeps the ordinary ``@njit``.
+75 ns per sub-env step for AnomalyMapping against under 2 ns without. The small helpers a
+kernel calls in its inner loops are marked ``inline="always"`` (:data:`inline`) so they are
+compiled inside it, under the same flags. A large helper that runs once per sub-env step or
+less (a whole view of the observation, the action mask, an episode's start) is better a
+``@kernel`` of its own, called: it is compiled once, not once per place it is called from,
+and the compiler's time grows faster than linearly with the size of one function (Megacity's
+``step_all`` with every helper inlined took 139 CPU s to compile, 49 s with its views, mask and
+episode start called, at the same speed; docs/performance.md). Code that allocates (an oracle's
+BFS queue, say) keeps the ordinary ``@njit``.
 
 Threads: a batch loop is written ``for i in prange(n)``, and sub-env ``i`` reads and writes
 only row ``i`` of every array (its own random stream included). An env's kernels run on several
