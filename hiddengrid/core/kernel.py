@@ -178,7 +178,9 @@ def row_driver(dispatcher: Any, whole: tuple[int, ...] = ()) -> Any:
     function.__code__ = function.__code__.replace(co_firstlineno=code.co_firstlineno)
     function.__qualname__ = f"{py_func.__qualname__}{suffix}"
     function.__module__ = py_func.__module__
-    driver = njit(cache=True, parallel=True, _nrt=False)(function)
+    # Reference counting only where the kernel has it (a kernel that allocates needs it).
+    nrt = dispatcher.targetoptions.get("_nrt", True)
+    driver = njit(cache=True, parallel=True, _nrt=nrt)(function)
     _DRIVERS[key] = driver
     return driver
 

@@ -8,7 +8,7 @@ import numpy as np
 from numba import get_thread_id, njit, prange
 
 from hiddengrid.core.agents import BatchAgent, RandomAgent
-from hiddengrid.core.kernel import run_on, thread_scratch
+from hiddengrid.core.kernel import run_rows, thread_scratch
 from hiddengrid.envs.anomaly_mapping.constants import (
     DIR_COL,
     DIR_ROW,
@@ -315,7 +315,7 @@ class FieldSweepAgent(BatchAgent):
         self.path = thread_scratch((PLAN_DEPTH, 6), np.float64)
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
-        run_on(
+        run_rows(
             self.num_threads,
             heuristic_act,
             obs["field"],
@@ -333,6 +333,7 @@ class FieldSweepAgent(BatchAgent):
             self.mass,
             self.keeps,
             self.path,
+            whole=(11, 12, 13, 14),  # thread scratch
         )
         return self.actions.copy()
 
@@ -398,7 +399,7 @@ class OracleAgent(BatchAgent):
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
         b = self.batch
-        run_on(self.num_threads, oracle_act, b["walls"], b["node"], b["agent"], self.actions)
+        run_rows(self.num_threads, oracle_act, b["walls"], b["node"], b["agent"], self.actions)
         return self.actions.copy()
 
 

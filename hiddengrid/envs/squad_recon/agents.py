@@ -12,7 +12,7 @@ import numpy as np
 from numba import get_thread_id, njit, prange
 
 from hiddengrid.core.agents import BatchAgent, RandomAgent
-from hiddengrid.core.kernel import run_on, thread_scratch
+from hiddengrid.core.kernel import run_rows, thread_scratch
 from hiddengrid.envs.squad_recon.constants import (
     ALIVE,
     ATTACK,
@@ -269,9 +269,10 @@ class FrontierAgent(BatchAgent):
         self.remaining = thread_scratch((NUM_CAMPS,), np.bool_)
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
-        run_on(
+        run_rows(
             self.num_threads, heuristic_act, obs["terrain"], obs["squads"], obs["camps"],
             self.actions, self.passable, self.dist, self.lead, self.queue, self.remaining,
+            whole=(4, 5, 6, 7, 8),  # thread scratch
         )  # fmt: skip
         return self.actions.copy()
 
@@ -445,11 +446,12 @@ class OracleAgent(BatchAgent):
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
         b = self.batch
-        run_on(
+        run_rows(
             self.num_threads, oracle_act, b["terrain"], b["squads"], b["camps"], b["camp_status"],
             b["steps_left"],
             np.asarray(starts, dtype=np.bool_), self.assign, self.planned, self.actions,
             self.passable, self.dists, self.queue, self.remaining, self.saved,
+            whole=(9, 10, 11, 12, 13),  # thread scratch
         )  # fmt: skip
         return self.actions.copy()
 
