@@ -477,7 +477,7 @@ def concealed(i: int, r: int, c: int, faults: np.ndarray) -> int:
     return 0
 
 
-@kernel
+@inline
 def write_view_stress(i, faults, stress, survey, scanned, view_stress) -> None:
     """Stress as surveyed: the true stress plus the cell's fixed survey error, minus the fault
     concentrations until a scan reveals them."""
@@ -539,7 +539,7 @@ def write_view_relief_reach(i, seams, research, view_relief_reach) -> None:
             view_relief_reach[i, r, c] = seam_run(i, r, c, seams) if shown else NOT_REVEALED
 
 
-@kernel
+@inline
 def write_view_relief(i, seams, stress, research, view_relief) -> None:
     """Load stage 2: the stress excavating each cell would remove from them now."""
     shown = research[i, LOAD] >= 2
@@ -551,7 +551,7 @@ def write_view_relief(i, seams, stress, research, view_relief) -> None:
                 view_relief[i, r, c] = NOT_REVEALED
 
 
-@kernel
+@inline
 def write_view_reversal(i, step, research, view_reversal) -> None:
     """Airflow stage 1: 1 + steps until the current reverses (1: not again this episode;
     REVERSAL_HIDDEN = 0 before)."""
