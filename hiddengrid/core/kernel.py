@@ -10,9 +10,10 @@ compiled inside it, under the same flags. A large helper that runs once per sub-
 less (a whole view of the observation, the action mask, an episode's start) is better a
 ``@kernel`` of its own, called: it is compiled once, not once per place it is called from,
 and the compiler's time grows faster than linearly with the size of one function (Megacity's
-``step_all`` with every helper inlined took 139 CPU s to compile, 49 s with its views, mask and
-episode start called, at the same speed; docs/performance.md). Code that allocates (an oracle's
-BFS queue, say) keeps the ordinary ``@njit``.
+``reset_done`` and ``step_all`` with every helper inlined took 139 CPU s to compile, 58 s with
+its episode start, full mask and rarely rewritten views called, for a step 7 % slower as
+measured under load; docs/performance.md). Code that allocates (an oracle's BFS queue, say)
+keeps the ordinary ``@njit``.
 
 Threads: a batch loop is written ``for i in prange(n)``, and sub-env ``i`` reads and writes
 only row ``i`` of every array (its own random stream included). An env's kernels run on several
