@@ -21,9 +21,10 @@ threads through a row driver (:func:`row_driver`): a small ``parallel=True`` loo
 rows into one contiguous run per thread and calls the serial kernel itself on each run's row
 slices. The kernel is compiled once, serially, whatever the thread count; only the small loop
 is compiled with ``parallel=True``. The result is the same bit for bit whatever the thread
-count. Kernels whose arguments are not all rows (the observation copy, an agent's draw over a
-shared table) keep a ``parallel=True`` twin (:func:`parallel_twin`), where ``prange`` splits
-the loop itself. The kernels hold the GIL, so two Python threads never enter Numba's threading
+count. Agents' kernels run the same way (:func:`run_rows`, with their per-thread scratch passed
+whole). A kernel whose arguments are not rows (the observation copy, which cuts flat byte
+arrays itself) keeps a ``parallel=True`` twin (:func:`parallel_twin`), where ``prange`` splits
+the loop. The kernels hold the GIL, so two Python threads never enter Numba's threading
 layer at once (the ``workqueue`` layer would abort if they did).
 """
 
