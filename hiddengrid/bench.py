@@ -39,7 +39,7 @@ from gymnasium import spaces
 
 import hiddengrid  # noqa: F401  (registers the ids)
 from hiddengrid.core.agents import masked_choice, uniform_choice
-from hiddengrid.core.kernel import direct_entry, max_threads, run_on
+from hiddengrid.core.kernel import direct_entry, max_threads, run_rows
 from hiddengrid.core.rng import seed_streams
 
 MINIGRID_ID = "MiniGrid-Empty-8x8-v0"
@@ -112,9 +112,9 @@ class RandomPolicy:
                 masks = np.stack([e.action_masks() for e in self.sub_envs])
             else:
                 masks = np.asarray(self.base.action_masks()).reshape(self.n, -1)
-            run_on(self.threads, masked_choice, masks, self.streams, self.actions)
+            run_rows(self.threads, masked_choice, masks, self.streams, self.actions)
             return self.actions
-        run_on(self.threads, uniform_choice, self.sizes, self.streams, self.drawn)
+        run_rows(self.threads, uniform_choice, self.sizes, self.streams, self.drawn, whole=(0,))
         if isinstance(self.space, spaces.Discrete):
             return self.drawn[:, 0]
         return self.drawn.reshape(self.n, *self.space.shape)
@@ -261,18 +261,30 @@ def bench_vector(env_id: str, seconds: float, n: int, mode: str) -> BenchRow:
     return BenchRow(env_id, label, rate, reset_us, num_threads=threads)
 
 
-def bench_threads(env_id: str, seconds: float, n: int, threads: int) -> list[BenchRow]:
-    """The native vector env of ``n`` sub-envs on one thread and on ``threads``, alternating."""
-    runs = [VectorRun(env_id, n, "vector_entry_point", num_threads=t) for t in (1, threads)]
-    one, many = alternating_rates(runs, 2 * seconds)
+def bench_threads(
+    env_id: str, seconds: float, n: int, threads: int | tuple[int, ...]
+) -> list[BenchRow]:
+    """The native vector env of ``n`` sub-envs on one thread and on each of ``threads`` (one
+    count, or several for a scaling curve), alternating windows; each row's ``x 1 thread`` is
+    its rate over the one-thread rate of the same run."""
+    counts = (threads,) if isinstance(threads, int) else tuple(threads)
+    counts = tuple(dict.fromkeys((1, *counts)))
+    runs = [VectorRun(env_id, n, "vector_entry_point", num_threads=t) for t in counts]
+    rates = alternating_rates(runs, seconds * len(counts))
     for run in runs:
         run.env.close()
     return [
-        BenchRow(env_id, f"threads N={n}", one, num_threads=1, ratio_to_one_thread=1.0),
-        BenchRow(
-            env_id, f"threads N={n}", many, num_threads=threads, ratio_to_one_thread=many / one
-        ),
+        BenchRow(env_id, f"threads N={n}", rate, num_threads=t, ratio_to_one_thread=rate / rates[0])
+        for t, rate in zip(counts, rates, strict=True)
     ]
+
+
+def usable_thread_counts(counts: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``counts`` split into those this process can run on separate cores (at most
+    :func:`max_threads`) and those it cannot (left out of a scaling table, with a note)."""
+    cores = max_threads()
+    kept = tuple(t for t in dict.fromkeys(counts) if 1 <= t <= cores)
+    return kept, tuple(t for t in dict.fromkeys(counts) if t not in kept)
 
 
 class TapeRun:
@@ -375,10 +387,12 @@ def run_bench(
     threads_n: int = 4096,
     scaling: tuple[int, ...] = (),
     anchor_n: int = 4096,
+    thread_counts: tuple[int, ...] = (),
 ) -> list[BenchRow]:
     """Rows per env: the single env (with its MiniGrid ratio), ``SyncVectorEnv`` x8, the
     native vector env at each of ``sizes`` (default thread count), then one thread against
-    every usable core at ``threads_n`` sub-envs (0 skips it) and at each of ``scaling``, then
+    every usable core (or against each of ``thread_counts`` that this process has cores for:
+    a scaling curve) at ``threads_n`` sub-envs (0 skips it) and at each of ``scaling``, then
     for AnomalyMapping the C anchor, ``env.step`` and ``step_all`` at ``anchor_n`` sub-envs
     on one thread (0 skips them)."""
     rows: list[BenchRow] = []
@@ -386,6 +400,7 @@ def run_bench(
     if minigrid is not None:
         minigrid.run(0.05)
     threads = max_threads()
+    counts = usable_thread_counts(thread_counts)[0] if thread_counts else (threads,)
     for env_id in env_ids:
         warm_up(env_id)
         env_rows = [
@@ -395,9 +410,9 @@ def run_bench(
         env_rows += [
             _measured(bench_vector, env_id, seconds, n, "vector_entry_point") for n in sizes
         ]
-        if threads > 1:
+        if max(counts) > 1:
             for n in dict.fromkeys(((threads_n,) if threads_n else ()) + tuple(scaling)):
-                env_rows += _measured(bench_threads, env_id, seconds, n, threads)
+                env_rows += _measured(bench_threads, env_id, seconds, n, counts)
         if anchor_n and env_id == ANCHOR_ENV_ID:
             env_rows += _measured(bench_c_anchor, env_id, seconds, anchor_n)
         sync = env_rows[1].steps_per_second
@@ -459,9 +474,33 @@ def format_table(rows: list[BenchRow]) -> str:
         )
     if max_threads() == 1:
         lines.append("threads: this process may use one core only; no threads comparison")
+    lines += scaling_table(rows)
     if rows and all(row.ratio_to_minigrid is None for row in rows):
         lines.append(
             f"x MiniGrid: MiniGrid is not installed (pip install 'hiddengrid[bench]'); "
             f"no ratio to {MINIGRID_ID}"
         )
     return "\n".join(lines)
+
+
+def scaling_table(rows: list[BenchRow]) -> list[str]:
+    """The thread rows again as one line per env and batch size, one column per thread count
+    (speed over one thread's, same run): empty unless some batch was run on three or more
+    thread counts."""
+    curves: dict[tuple[str, str], dict[int, float]] = {}
+    for row in rows:
+        if row.config.startswith("threads N=") and row.ratio_to_one_thread is not None:
+            curves.setdefault((row.env_id, row.config), {})[row.num_threads or 1] = (
+                row.ratio_to_one_thread
+            )
+    counts = sorted({t for curve in curves.values() for t in curve})
+    if len(counts) < 3:
+        return []
+    head = f"{'thread scaling (x 1 thread)':<36} {'N':>8}" + "".join(
+        f" {f'{t} thr':>7}" for t in counts
+    )
+    lines = ["", head, "-" * len(head)]
+    for (env_id, config), curve in curves.items():
+        cells = "".join(f" {curve[t]:>7.2f}" if t in curve else f" {'':>7}" for t in counts)
+        lines.append(f"{env_id:<36} {config.split('=')[1]:>8}{cells}")
+    return lines

@@ -371,6 +371,15 @@ def add_bench(sub: Any) -> None:
         help="also compare one thread with all cores at these numbers of sub-envs",
     )
     p.add_argument(
+        "--thread-counts",
+        type=positive_int,
+        nargs="+",
+        default=[],
+        metavar="T",
+        help="a scaling curve: each of these thread counts (those the process has cores for) "
+        "against one thread, at --threads-n and --scaling sub-envs (default: every usable core)",
+    )
+    p.add_argument(
         "--anchor-n",
         type=nonnegative_int,
         default=4096,
@@ -423,9 +432,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         env_id = (args.env or ["hiddengrid/AnomalyMapping-v0"])[0]
         return run_train_bench(env_id, seconds=args.seconds)
-    from hiddengrid.bench import format_table, run_bench
+    from hiddengrid.bench import format_table, run_bench, usable_thread_counts
+    from hiddengrid.core.kernel import max_threads
 
     env_ids = _unique(args.env) or list(ENV_IDS)
+    left_out = usable_thread_counts(tuple(args.thread_counts))[1]
+    if left_out:
+        print(
+            f"hiddengrid bench: thread counts {', '.join(map(str, left_out))} left out: this "
+            f"process may use {max_threads()} cores",
+            file=sys.stderr,
+        )
     rows = run_bench(
         env_ids,
         args.seconds,
@@ -433,6 +450,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         args.threads_n,
         tuple(dict.fromkeys(args.scaling)),
         args.anchor_n,
+        tuple(args.thread_counts),
     )
     print(format_table(rows))
     if args.json:
@@ -665,8 +683,8 @@ def add_compile(sub: Any) -> None:
         "compile",
         help="compile every kernel into Numba's disk cache (run once before starting workers)",
         description="Runs every compiled path of each env once (single env, vector env in each "
-        "autoreset mode, every agent), so fresh worker processes load machine code from the "
-        "cache instead of compiling it.",
+        "autoreset mode on one thread and on several, observation encoder, every agent), so "
+        "fresh worker processes load machine code from the cache instead of compiling it.",
         epilog_fn=ids_and_agents,
     )
     env_option(p)
@@ -678,10 +696,17 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
     from hiddengrid.warmup import warm_env
 
-    for env_id in _unique(args.env) or list(ENV_IDS):
-        start = time.perf_counter()
-        warm_env(env_id)
-        print(f"{env_id}: ready ({time.perf_counter() - start:.1f} s)", flush=True)
+    env_ids = _unique(args.env) or list(ENV_IDS)
+    print(
+        "compiling into Numba's cache: each env's single env, vector env (one thread and "
+        "several), observation encoder and agents (minutes when nothing is cached yet)",
+        flush=True,
+    )
+    for k, env_id in enumerate(env_ids, 1):
+        start = time.process_time()
+        warm_env(env_id, report=lambda what, e=env_id: print(f"  {e}: {what}", flush=True))
+        cpu = time.process_time() - start
+        print(f"[{k}/{len(env_ids)}] {env_id}: ready ({cpu:.1f} CPU s)", flush=True)
     return 0
 
 

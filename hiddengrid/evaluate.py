@@ -19,6 +19,7 @@ import gymnasium as gym
 import numpy as np
 
 from hiddengrid.core.actions import is_int_scalar
+from hiddengrid.core.kernel import resolve_num_threads, row_driver
 from hiddengrid.core.rng import check_seed
 from hiddengrid.registry import definition_of
 
@@ -69,14 +70,30 @@ def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tup
     return (max(0.0, min(centre - half, p)), min(1.0, max(centre + half, p)))
 
 
-def kernels_cached(env_id: str) -> bool:
-    """Whether the env's kernels are in Numba's cache already (so nothing long compiles).
+def eval_threads(
+    env_id: str,
+    episodes: int = 10_000,
+    batch_size: int = 4096,
+    env_kwargs: dict[str, Any] | None = None,
+) -> int:
+    """The thread count :func:`run_episodes` steps its first (largest) batch on."""
+    requested = (env_kwargs or {}).get("num_threads")
+    n = max(1, min(episodes, batch_size))
+    return resolve_num_threads(requested, n, definition_of(env_id).envs_per_thread)
+
+
+def kernels_cached(env_id: str, threads: int = 1) -> bool:
+    """Whether the env's kernels (and, for ``threads`` above one, their multi-thread row
+    drivers) are in Numba's cache already, so nothing long compiles.
 
     Read from the cache index files Numba keeps beside each cached function; without the JIT
     there is nothing to compile.
     """
     definition = definition_of(env_id)
-    for kernel in (definition.reset_done, definition.step_all):
+    kernels = [definition.reset_done, definition.step_all]
+    if threads > 1:
+        kernels += [row_driver(k) for k in kernels]
+    for kernel in kernels:
         cache_file = getattr(getattr(kernel, "_cache", None), "_cache_file", None)
         index = getattr(cache_file, "_index_path", None)
         if index is not None and not os.path.exists(index):
@@ -89,18 +106,35 @@ def prepare(
     agents: Iterable[str],
     env_kwargs: dict[str, Any] | None = None,
     say: Callable[[str], None] | None = None,
+    episodes: int = 10_000,
+    batch_size: int = 4096,
 ) -> None:
-    """Compiles (or loads from the cache) what evaluating ``agents`` on ``env_id`` runs: one
-    one-episode evaluation each. When the cache is cold, ``say`` hears it before and after."""
+    """Compiles (or loads from the cache) everything evaluating ``agents`` on ``env_id`` over
+    ``episodes`` in batches of ``batch_size`` runs, before it is timed or shown: the env's
+    kernels and each agent's, on the thread count the real batches use (a batch of that many
+    sub-envs runs the same compiled code as one of thousands). When the cache is cold, ``say``
+    hears what compiles, a line per agent as it is done, and the total."""
     agents = list(agents)
-    cold = not kernels_cached(env_id)
+    threads = eval_threads(env_id, episodes, batch_size, env_kwargs)
+    cold = not kernels_cached(env_id, threads)
+    where = "one thread" if threads == 1 else f"{threads} threads"
     if cold and say is not None:
-        say(f"{env_id}: compiling kernels (once; later runs load them from the cache)...")
+        say(
+            f"{env_id}: compiling its kernels for {where} and its agents {', '.join(agents)} "
+            "(once: later runs load them from Numba's cache)"
+        )
+    kwargs = {**(env_kwargs or {}), "num_threads": threads}
     start = time.process_time()
-    for name in agents:
-        run_episodes(env_id, name, 1, batch_size=1, env_kwargs=env_kwargs)
+    for k, name in enumerate(agents, 1):
+        begin = time.process_time()
+        run_episodes(env_id, name, threads, batch_size=threads, env_kwargs=kwargs)
+        if cold and say is not None:
+            say(
+                f"  [{k}/{len(agents)}] {name}: {time.process_time() - begin:.0f} CPU s"
+                + (" (with the env's kernels)" if k == 1 else "")
+            )
     if cold and say is not None:
-        say(f"{env_id}: compiled in {time.process_time() - start:.0f} CPU seconds")
+        say(f"{env_id}: compiled in {time.process_time() - start:.0f} CPU s")
 
 
 def _check_count(value: object, name: str) -> int:

@@ -1,7 +1,8 @@
 """Threads: a vector env gives the same results bit for bit on any number of threads.
 
 Differential tests: the same seeds, scenarios and actions through a one-thread env (the serial
-kernels) and a multi-thread env (their ``parallel=True`` twins), compared step by step:
+kernels) and a multi-thread env (their ``parallel=True`` row drivers, which run the serial
+kernel on each thread's rows), compared step by step:
 observations, rewards, flags, infos, and at the end every array of the batch.
 """
 
@@ -28,6 +29,13 @@ def threaded(env_id: str) -> bool:
     """Whether the env's batch loop is written ``for i in prange(...)`` (an env whose loop is
     still a ``range`` runs serially on any thread count; it joins these tests once it has one)."""
     return "prange(" in inspect.getsource(definition_of(env_id).step_all.py_func)
+
+
+@numba.njit(cache=True)
+def _mark_rows(rows: np.ndarray, table: np.ndarray, seen: np.ndarray) -> None:
+    for i in range(rows.shape[0]):
+        rows[i] += 1
+        seen[i] = table.sum()
 
 
 THREADED_IDS = [env_id for env_id in ENV_IDS if threaded(env_id)]
@@ -76,8 +84,11 @@ def test_same_results_on_any_thread_count(env_id: str) -> None:
     assert ends(serial) > N  # autoreset was exercised, many times
     for threads in THREAD_COUNTS:
         assert run(env_id, threads, seed=11) == serial, f"{threads} threads differ"
-    twin = kernel.parallel_twin(definition_of(env_id).step_all)
-    assert twin.targetoptions["parallel"] and twin.signatures  # the parallel code really ran
+    step_all = definition_of(env_id).step_all
+    driver = kernel.row_driver(step_all)
+    assert driver.targetoptions["parallel"] and driver.signatures  # the parallel code really ran
+    # The threads ran the serial kernel's own machine code on row slices: one compilation.
+    assert len(step_all.signatures) == 1
 
 
 @pytest.mark.skipif(not THREAD_COUNTS, reason="Numba's thread pool has a single thread")
@@ -165,6 +176,36 @@ def test_parallel_twin_is_cached_apart_from_the_serial_kernel() -> None:
     # Numba's disk cache keys by qualified name, not by flags: the twin needs its own name.
     assert twin.py_func.__qualname__ == step_all.py_func.__qualname__ + "__parallel"
     assert twin.py_func.__code__ is step_all.py_func.__code__
+
+
+def test_row_driver_is_cached_apart_from_the_serial_kernel() -> None:
+    step_all = definition_of(THREADED_IDS[0]).step_all
+    driver = kernel.row_driver(step_all)
+    assert kernel.row_driver(step_all) is driver
+    # Its own name (Numba's disk cache keys by name), under the kernel's file and line, so an
+    # edit to the kernel's file invalidates both cache entries.
+    assert driver.py_func.__qualname__ == step_all.py_func.__qualname__ + "__rows"
+    assert driver.py_func.__code__.co_filename == step_all.py_func.__code__.co_filename
+    assert driver.py_func.__code__.co_firstlineno == step_all.py_func.__code__.co_firstlineno
+    assert driver.targetoptions["parallel"] and not step_all.targetoptions.get("parallel")
+    whole = kernel.row_driver(step_all, whole=(0,))
+    assert whole is not driver and whole.py_func.__qualname__.endswith("__rows_0")
+
+
+@pytest.mark.skipif(not THREAD_COUNTS, reason="Numba's thread pool has a single thread")
+def test_row_driver_cuts_rows_and_passes_whole_arguments() -> None:
+    """Every row of a sliced argument is visited once, by the thread whose run holds it; an
+    argument passed whole reaches every call unsliced."""
+    n = 23
+    rows = np.zeros(n, dtype=np.int64)
+    seen = np.zeros(n, dtype=np.int64)
+    table = np.arange(5, dtype=np.int64)
+    for threads in THREAD_COUNTS:
+        rows[:] = 0
+        seen[:] = 0
+        kernel.run_rows(threads, _mark_rows, rows, table, seen, whole=(1,))
+        assert rows.tolist() == [1] * n  # each row once
+        assert seen.tolist() == [int(table.sum())] * n  # the whole table in every run
 
 
 def agent_actions(env_id: str, agent_name: str, threads: int) -> list:

@@ -15,7 +15,7 @@ import numpy as np
 from gymnasium import spaces
 from numba import njit, prange
 
-from hiddengrid.core.kernel import run_on
+from hiddengrid.core.kernel import run_rows
 from hiddengrid.core.rng import below_from, seed_streams
 
 REJECTION_TRIES = 32
@@ -125,9 +125,11 @@ class RandomAgent(BatchAgent):
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
         if self.masked:
             masks = np.asarray(self.env.action_masks()).reshape(self.num_envs, -1)
-            run_on(self.num_threads, masked_choice, masks, self.streams, self.chosen)
+            run_rows(self.num_threads, masked_choice, masks, self.streams, self.chosen)
             return self.chosen.copy()
-        run_on(self.num_threads, uniform_choice, self.sizes, self.streams, self.actions)
+        run_rows(
+            self.num_threads, uniform_choice, self.sizes, self.streams, self.actions, whole=(0,)
+        )
         if isinstance(self.space, spaces.Discrete):
             return self.actions[:, 0] + int(self.space.start)
         return (self.actions + np.asarray(self.space.start).reshape(-1)).reshape(

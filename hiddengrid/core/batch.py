@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from hiddengrid.core.definition import EnvDefinition
-from hiddengrid.core.kernel import run_on
+from hiddengrid.core.kernel import run_rows
 from hiddengrid.core.rng import seed_streams
 
 
@@ -71,12 +71,12 @@ class Batch:
         self.terminated[:] = False
 
     def step(self, actions: np.ndarray) -> None:
-        run_on(self.num_threads, self.definition.step_all, actions, *self._step_args)
+        run_rows(self.num_threads, self.definition.step_all, actions, *self._step_args)
 
     def reset_done(self) -> None:
         """Starts a new episode in every sub-env whose ``done`` flag is set (same-step
         autoreset, or all of them from :meth:`reset_all`)."""
-        run_on(self.num_threads, self.definition.reset_done, *self._reset_args)
+        run_rows(self.num_threads, self.definition.reset_done, *self._reset_args)
 
     def load_scenario(self, i: int, arrays: Mapping[str, np.ndarray]) -> None:
         """Writes a validated scenario into sub-env ``i`` and starts its episode."""

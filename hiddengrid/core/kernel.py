@@ -4,18 +4,28 @@ compiled code is cached.
 A kernel is called from Python once per step over the whole batch and never allocates. It is
 compiled without Numba's reference counting (``_nrt=False``): with it, every call of a helper
 that takes arrays increments and decrements each array's count atomically, which measured
-75 ns per sub-env step for AnomalyMapping against under 2 ns without. The helpers a kernel
-calls are marked ``inline="always"`` so they are compiled inside it, under the same flags.
-Code that allocates (an oracle's BFS queue, say) keeps the ordinary ``@njit``.
+75 ns per sub-env step for AnomalyMapping against under 2 ns without. The small helpers a
+kernel calls in its inner loops are marked ``inline="always"`` (:data:`inline`) so they are
+compiled inside it, under the same flags. A large helper that runs once per sub-env step or
+less (a whole view of the observation, the action mask, an episode's start) is better a
+``@kernel`` of its own, called: it is compiled once, not once per place it is called from,
+and the compiler's time grows faster than linearly with the size of one function (Megacity's
+``reset_done`` and ``step_all`` with every helper inlined took 139 CPU s to compile, 58 s with
+its episode start, full mask and rarely rewritten views called, for a step 7 % slower as
+measured under load; docs/performance.md). Code that allocates (an oracle's BFS queue, say)
+keeps the ordinary ``@njit``.
 
-Threads: a batch loop is written ``for i in prange(n)``. Every kernel is compiled twice from
-the same source: the ordinary dispatcher, where ``prange`` is a plain ``range`` (one thread,
-no threading layer touched: the single env and ``num_threads=1``), and, on first use, a
-``parallel=True`` twin (:func:`parallel_twin`) whose ``prange`` loop Numba splits into one
-contiguous chunk of sub-envs per thread. Sub-env ``i`` reads and writes only row ``i`` of
-every array (its own random stream included), so the result is the same bit for bit whatever
-the thread count. The kernels hold the GIL, so two Python threads never enter Numba's
-threading layer at once (the ``workqueue`` layer would abort if they did).
+Threads: a batch loop is written ``for i in prange(n)``, and sub-env ``i`` reads and writes
+only row ``i`` of every array (its own random stream included). An env's kernels run on several
+threads through a row driver (:func:`row_driver`): a small ``parallel=True`` loop that cuts the
+rows into one contiguous run per thread and calls the serial kernel itself on each run's row
+slices. The kernel is compiled once, serially, whatever the thread count; only the small loop
+is compiled with ``parallel=True``. The result is the same bit for bit whatever the thread
+count. Agents' kernels run the same way (:func:`run_rows`, with their per-thread scratch passed
+whole). A kernel whose arguments are not rows (the observation copy, which cuts flat byte
+arrays itself) keeps a ``parallel=True`` twin (:func:`parallel_twin`), where ``prange`` splits
+the loop. The kernels hold the GIL, so two Python threads never enter Numba's threading
+layer at once (the ``workqueue`` layer would abort if they did).
 """
 
 from __future__ import annotations
@@ -111,6 +121,84 @@ def parallel_twin(dispatcher: Any) -> Any:
         twin = njit(cache=True, parallel=True, _nrt=nrt)(copy)
         _TWINS[dispatcher] = twin
     return twin
+
+
+_DRIVERS: dict[tuple[Any, tuple[int, ...]], Any] = {}
+
+
+def row_driver(dispatcher: Any, whole: tuple[int, ...] = ()) -> Any:
+    """The multi-thread form of a row kernel: a small ``parallel=True`` function that cuts the
+    rows into ``chunks`` contiguous runs and calls the serial kernel itself on each run's row
+    slices, one run per thread: ``row_driver(k)(chunks, *args)``.
+
+    A row kernel is one whose every argument (but those at the positions in ``whole``, passed
+    as they are) is an array with the batch on its first axis, and which touches row ``i`` of
+    them only for sub-env ``i``, as every batch kernel of an env does: so the slices give the
+    same results as the whole arrays, bit for bit. A slice of a C-contiguous array along its
+    first axis is C-contiguous, so the kernel is called with the very types the serial env uses
+    and its machine code is compiled once for both; only this small loop is compiled with
+    ``parallel=True`` (compiling a large kernel's ``parallel=True`` twin cost several times
+    its serial compile: docs/performance.md).
+
+    The driver is generated source, compiled under the kernel's own file name and line and a
+    name of its own (``<kernel>__rows``): Numba caches it on disk beside the kernel, and an edit
+    to the kernel's file (its time stamp) invalidates the driver's cache entry together with
+    the kernel's. With ``NUMBA_DISABLE_JIT=1`` the kernel is plain Python and runs serially.
+    """
+    key = (dispatcher, tuple(sorted(whole)))
+    driver = _DRIVERS.get(key)
+    if driver is not None:
+        return driver
+    py_func = getattr(dispatcher, "py_func", None)
+    if py_func is None:
+
+        def driver(chunks: int, *args: Any) -> None:
+            dispatcher(*args)
+
+        _DRIVERS[key] = driver
+        return driver
+    arity = py_func.__code__.co_argcount
+    sliced = [k for k in range(arity) if k not in key[1]]
+    if not sliced:
+        raise ValueError(f"row_driver: {py_func.__qualname__} has no row argument")
+    names = [f"a{k}" for k in range(arity)]
+    call = ", ".join(f"a{k}[lo:hi]" if k in sliced else f"a{k}" for k in range(arity))
+    suffix = "__rows" + "".join(f"_{k}" for k in key[1])
+    name = f"{py_func.__name__}{suffix}"
+    source = (
+        f"def {name}(chunks, {', '.join(names)}):\n"
+        f"    n = a{sliced[0]}.shape[0]\n"
+        "    for c in prange(chunks):\n"
+        "        lo = n * c // chunks\n"
+        "        hi = n * (c + 1) // chunks\n"
+        f"        KERNEL({call})\n"
+    )
+    code = py_func.__code__
+    namespace: dict[str, Any] = {"KERNEL": dispatcher, "prange": prange}
+    exec(compile(source, code.co_filename, "exec"), namespace)  # our own source, above
+    function = namespace[name]
+    function.__code__ = function.__code__.replace(co_firstlineno=code.co_firstlineno)
+    function.__qualname__ = f"{py_func.__qualname__}{suffix}"
+    function.__module__ = py_func.__module__
+    # Reference counting only where the kernel has it (a kernel that allocates needs it).
+    nrt = dispatcher.targetoptions.get("_nrt", True)
+    driver = njit(cache=True, parallel=True, _nrt=nrt)(function)
+    _DRIVERS[key] = driver
+    return driver
+
+
+def run_rows(num_threads: int, dispatcher: Any, *args: Any, whole: tuple[int, ...] = ()) -> None:
+    """Calls a row kernel (see :func:`row_driver`) on ``num_threads`` threads: the serial
+    dispatcher for one, else its row driver after setting the calling thread's Numba thread
+    count (thread-local, so vector envs with different counts in one process each get theirs).
+    ``whole`` are the positions of arguments that are not cut by rows (thread scratch, say)."""
+    if num_threads == 1:
+        dispatcher(*args)
+        return
+    if not _pool_started:
+        start_thread_pool()
+    numba.set_num_threads(num_threads)
+    row_driver(dispatcher, whole)(num_threads, *args)
 
 
 def max_threads() -> int:

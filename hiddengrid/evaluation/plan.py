@@ -77,10 +77,11 @@ class EvalPlan:
         """Compiles (or loads from Numba's cache) each env's kernels and built-in agents, so
         the run's speed is the real one; ``say`` hears when a cold cache makes that long."""
         for env_id, kw in self.env_kwargs.items():
-            names = [
-                j.agent for j in self.jobs if j.env_id == env_id and j.agent not in EXTRA_AGENTS
-            ]
-            episodes_loop.prepare(env_id, names, kw, say=say)
+            jobs = [j for j in self.jobs if j.env_id == env_id]
+            names = [j.agent for j in jobs if j.agent not in EXTRA_AGENTS]
+            # compiled on the thread count the real batches of this many episodes use
+            episodes = max(j.episodes for j in jobs)
+            episodes_loop.prepare(env_id, names, kw, say=say, episodes=episodes)
 
     def run(
         self,

@@ -9,7 +9,7 @@ import numpy as np
 from numba import get_thread_id, njit, prange
 
 from hiddengrid.core.agents import BatchAgent, RandomAgent
-from hiddengrid.core.kernel import run_on, thread_scratch
+from hiddengrid.core.kernel import run_rows, thread_scratch
 from hiddengrid.envs.anomaly_mapping.constants import (
     DIR_COL,
     DIR_ROW,
@@ -420,7 +420,7 @@ class FieldSweepAgent(BatchAgent):
         self.path = thread_scratch((PLAN_DEPTH, 6), np.float64)
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
-        run_on(
+        run_rows(
             self.num_threads,
             heuristic_act,
             obs["field"],
@@ -444,6 +444,7 @@ class FieldSweepAgent(BatchAgent):
             self.hyp,
             self.prefix,
             self.onp,
+            whole=(11, 12, 13, 14, 15, 19, 20),  # thread scratch and the mode
         )
         return self.actions.copy()
 
@@ -519,7 +520,7 @@ class OracleAgent(BatchAgent):
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
         b = self.batch
-        run_on(self.num_threads, oracle_act, b["walls"], b["node"], b["agent"], self.actions)
+        run_rows(self.num_threads, oracle_act, b["walls"], b["node"], b["agent"], self.actions)
         return self.actions.copy()
 
 

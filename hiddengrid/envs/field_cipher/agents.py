@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit, prange
 
 from hiddengrid.core.agents import BatchAgent, RandomAgent
-from hiddengrid.core.kernel import run_on
+from hiddengrid.core.kernel import run_rows
 from hiddengrid.envs.field_cipher.constants import (
     CODEBOOK_ARRAY,
     CURSOR_RIGHT,
@@ -63,7 +63,9 @@ class OracleAgent(BatchAgent):
         self.actions = np.zeros(self.num_envs, dtype=np.int64)
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
-        run_on(self.num_threads, oracle_act, obs["grid"], obs["cursor"], obs["slots"], self.actions)
+        run_rows(
+            self.num_threads, oracle_act, obs["grid"], obs["cursor"], obs["slots"], self.actions
+        )
         return self.actions.copy()
 
 
@@ -225,7 +227,7 @@ class TableLearnerAgent(BatchAgent):
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
         correct = np.rint(self.reward * 4).astype(np.int64)
         ended = self.ended if self.use_rewards else np.zeros_like(self.ended)
-        run_on(
+        run_rows(
             self.num_threads,
             table_act,
             obs["grid"],

@@ -12,7 +12,7 @@ import numpy as np
 from numba import get_thread_id, prange
 
 from hiddengrid.core.agents import BatchAgent, RandomAgent
-from hiddengrid.core.kernel import inline, kernel, run_on, thread_scratch
+from hiddengrid.core.kernel import inline, kernel, run_rows, thread_scratch
 from hiddengrid.envs.inverted_treasure.constants import (
     BOMB,
     EMPTY,
@@ -175,7 +175,7 @@ class ExplorerAgent(BatchAgent):
         self.actions = np.zeros(self.num_envs, dtype=np.int64)
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
-        run_on(
+        run_rows(
             self.num_threads,
             explore_act,
             obs["window"],
@@ -187,6 +187,7 @@ class ExplorerAgent(BatchAgent):
             self.first,
             self.queue,
             self.actions,
+            whole=(3, 5, 6, 7),  # the variant flag and thread scratch
         )
         return self.actions.copy()
 
@@ -250,7 +251,7 @@ class OracleAgent(BatchAgent):
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
         b = self.batch
-        run_on(
+        run_rows(
             self.num_threads,
             oracle_act,
             b["icons"],
@@ -258,6 +259,7 @@ class OracleAgent(BatchAgent):
             self.dist,
             self.queue,
             self.actions,
+            whole=(2, 3),  # thread scratch
         )
         return self.actions.copy()
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from hiddengrid.core.kernel import inline
+from hiddengrid.core.kernel import inline, kernel
 from hiddengrid.core.rng import below
 from hiddengrid.core.scenario import check_keys, int_array
 from hiddengrid.envs.megacity.constants import (
@@ -187,7 +187,7 @@ def draw_survey(rng: np.ndarray, i: int, survey) -> None:
             survey[i, r, c] = below(rng, i, 2 * SURVEY_ERROR + 1) - SURVEY_ERROR
 
 
-@inline
+@kernel
 def draw_scenario(rng, i, seams, faults, stress0, airflow0, survey) -> None:
     """Seams, then the fault line, the stress map, the airflow field, the survey error."""
     draw_seams(rng, i, seams)

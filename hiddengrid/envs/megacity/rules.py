@@ -490,7 +490,7 @@ def write_view_stress(i, faults, stress, survey, scanned, view_stress) -> None:
             view_stress[i, r, c] = clamp_stress(s)
 
 
-@inline
+@kernel
 def write_airflow(i, step, airflow0, vents, airflow) -> None:
     """``flow`` of every cell (DIR_ROW[0] = DIR_COL[0] = 0: no shaft, no draft)."""
     ph = phase(step[i])
@@ -501,7 +501,7 @@ def write_airflow(i, step, airflow0, vents, airflow) -> None:
             airflow[i, r, c, 1] = ph * airflow0[i, r, c, 1] + SHAFT_DRAFT * DIR_COL[d]
 
 
-@inline
+@kernel
 def write_view_seams(i, seams, research, view_seams) -> None:
     """-1 before gravity research, then 0 / SEAM_UNKNOWN_DIRECTION, then the direction."""
     stage = research[i, GRAVITY]
@@ -517,7 +517,7 @@ def write_view_seams(i, seams, research, view_seams) -> None:
                 view_seams[i, r, c] = seams[i, r, c]
 
 
-@inline
+@kernel
 def write_view_faults(i, faults, scanned, view_faults) -> None:
     """-1 until a scan, then the fault map."""
     seen = scanned[i] != 0
@@ -530,7 +530,7 @@ def write_view_faults(i, faults, scanned, view_faults) -> None:
 # by the same functions the step applies (never the equations); NOT_REVEALED before its stage.
 
 
-@inline
+@kernel
 def write_view_relief_reach(i, seams, research, view_relief_reach) -> None:
     """Load stage 1: how many cells excavating each cell relieves (``seam_run``)."""
     shown = research[i, LOAD] >= 1
@@ -561,7 +561,7 @@ def write_view_reversal(i, step, research, view_reversal) -> None:
         view_reversal[i] = REVERSAL_HIDDEN
 
 
-@inline
+@kernel
 def write_view_draft(i, step, airflow0, research, view_draft) -> None:
     """Airflow stage 2: the air a new shaft facing each direction would draw now."""
     shown = research[i, AIRFLOW] >= 2
@@ -577,7 +577,7 @@ def write_view_draft(i, step, airflow0, research, view_draft) -> None:
                     view_draft[i, r, c, d - 1] = NOT_REVEALED
 
 
-@inline
+@kernel
 def write_view_conduit_effect(i, seams, faults, research, view_conduit_effect) -> None:
     """Conduit stage 1: what a conduit laid in each cell would do (``conduit_effect``)."""
     shown = research[i, CONDUITS] >= 1
@@ -589,7 +589,7 @@ def write_view_conduit_effect(i, seams, faults, research, view_conduit_effect) -
                 view_conduit_effect[i, r, c] = NOT_REVEALED
 
 
-@inline
+@kernel
 def write_view_conduit_damps(i, seams, damped, research, view_conduit_damps) -> None:
     """Conduit stage 2: how many seam cells a conduit in each cell would newly damp."""
     shown = research[i, CONDUITS] >= 2
@@ -601,7 +601,7 @@ def write_view_conduit_damps(i, seams, damped, research, view_conduit_damps) -> 
                 view_conduit_damps[i, r, c] = NOT_REVEALED
 
 
-@inline
+@kernel
 def write_observation(
     i, seams, faults, airflow0, survey, vents, stress, damped, step, research, scanned, views
 ) -> None:
@@ -687,7 +687,7 @@ def write_research_mask(i, p, research, mask) -> None:
     mask[i, SCAN] = p >= SCAN_COST
 
 
-@inline
+@kernel
 def write_mask(i, cells, supports, vents, conduits, power, research, components, mask) -> None:
     p = power[i]
     materials = usable_materials(i, p, components)
@@ -808,7 +808,7 @@ def start_episode(
     )  # fmt: skip
 
 
-@inline
+@kernel
 def begin_episode(
     i, seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits, stress,
     damped, progress, activated, step, integrity, air, power, districts, research, components,

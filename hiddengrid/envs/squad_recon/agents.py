@@ -12,7 +12,7 @@ import numpy as np
 from numba import get_thread_id, njit, prange
 
 from hiddengrid.core.agents import BatchAgent, RandomAgent
-from hiddengrid.core.kernel import run_on, thread_scratch
+from hiddengrid.core.kernel import run_rows, thread_scratch
 from hiddengrid.envs.squad_recon.constants import (
     ALIVE,
     ATTACK,
@@ -479,11 +479,12 @@ class SearchAgent(BatchAgent):
         self.wanted = thread_scratch((GRID_SIZE + 2 * POSSIBLE_PAD,), np.int64)
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
-        run_on(
+        run_rows(
             self.num_threads, heuristic_act, obs["terrain"], obs["squads"], obs["camps"],
             np.asarray(starts, dtype=np.bool_), self.param_array, self.assign, self.planned,
             self.actions, self.passable, self.dists, self.queue, self.remaining, self.saved,
             self.sight, self.wanted,
+            whole=(4, 8, 9, 10, 11, 12, 13, 14),  # parameters and thread scratch
         )  # fmt: skip
         return self.actions.copy()
 
@@ -642,11 +643,12 @@ class OracleAgent(BatchAgent):
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
         b = self.batch
-        run_on(
+        run_rows(
             self.num_threads, oracle_act, b["terrain"], b["squads"], b["camps"], b["camp_status"],
             b["steps_left"],
             np.asarray(starts, dtype=np.bool_), self.assign, self.planned, self.actions,
             self.passable, self.dists, self.queue, self.remaining, self.saved,
+            whole=(9, 10, 11, 12, 13),  # thread scratch
         )  # fmt: skip
         return self.actions.copy()
 

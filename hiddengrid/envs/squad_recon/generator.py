@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from hiddengrid.core.kernel import inline
+from hiddengrid.core.kernel import inline, kernel
 from hiddengrid.core.rng import below, below_from
 from hiddengrid.core.scenario import check_keys, int_array, region_count
 from hiddengrid.envs.squad_recon.constants import (
@@ -292,7 +292,7 @@ def draw_camps(
         )
 
 
-@inline
+@kernel
 def draw_scenario(
     rng: np.ndarray,
     i: int,
