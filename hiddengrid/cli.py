@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from hiddengrid import __version__
+from hiddengrid.cli_llm import add_llm_options
 from hiddengrid.cli_types import (
     echo,
     env_arg,
@@ -210,79 +211,7 @@ def add_eval(sub: Any) -> None:
     p.add_argument(
         "--checkpoint", metavar="FILE", help="for --agent ppo: a file written by hiddengrid train"
     )
-    llm = p.add_argument_group("llm agent (--agent llm)")
-    llm.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
-    llm.add_argument("--model", help="model name to request")
-    llm.add_argument("--api-key-env", default="OPENAI_API_KEY", help="env var holding the API key")
-    llm.add_argument(
-        "--history",
-        type=nonnegative_int,
-        default=6,
-        help="past turns kept in the prompt (default 6)",
-    )
-    llm.add_argument(
-        "--retries", type=nonnegative_int, default=5, help="retries on network errors (default 5)"
-    )
-    llm.add_argument(
-        "--timeout", type=positive_float, default=60.0, help="seconds per request (default 60)"
-    )
-    llm.add_argument(
-        "--concurrency",
-        type=positive_int,
-        default=1,
-        metavar="K",
-        help="episodes played at once (default 1)",
-    )
-    llm.add_argument(
-        "--answer-format",
-        choices=("direct", "reasoning", "constrained"),
-        default=None,
-        help="direct: the answer is the action; reasoning: think, then a last line 'ACTION: "
-        "...'; constrained: the server's structured output over the legal actions",
-    )
-    llm.add_argument(
-        "--reasoning", action="store_true", help="the same as --answer-format reasoning"
-    )
-    llm.add_argument(
-        "--max-tokens",
-        type=positive_int,
-        default=None,
-        help="per answer (default 64; 4096 with the reasoning format)",
-    )
-    llm.add_argument(
-        "--max-invalid",
-        type=seed_int,
-        default=3,
-        metavar="N",
-        help="invalid answers in a row that end an episode (default 3; 0: never)",
-    )
-    llm.add_argument(
-        "--fallback",
-        metavar="ACTION",
-        help="play ACTION in place of an invalid answer (still counted as invalid)",
-    )
-    llm.add_argument(
-        "--context-tokens",
-        type=positive_int,
-        default=None,
-        metavar="N",
-        help="the model's context; older turns are dropped to fit (default: no limit)",
-    )
-    llm.add_argument(
-        "--temperature", type=nonnegative_float, default=0.0, help="sampling temperature"
-    )
-    llm.add_argument(
-        "--trial-episodes",
-        type=positive_int,
-        default=1,
-        metavar="E",
-        help="play E consecutive episodes in one conversation (in-context discovery)",
-    )
-    llm.add_argument(
-        "--out",
-        metavar="RUN_DIR",
-        help="results folder; the same command resumes it (default runs/llm-MODEL-HASH)",
-    )
+    add_llm_options(p)
     p.set_defaults(func=cmd_eval)
 
 
