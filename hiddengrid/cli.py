@@ -399,7 +399,7 @@ def _ppo_agent(args: argparse.Namespace, jobs: list[tuple[str, str]]) -> Callabl
             f"--agent ppo needs the train extra (pip install 'hiddengrid[train]'): {exc}"
         ) from None
     try:
-        _, config, _ = load_checkpoint(args.checkpoint)
+        _, config, data = load_checkpoint(args.checkpoint)
     except (OSError, ValueError) as exc:
         raise CLIError(f"--checkpoint {args.checkpoint!r}: {exc}") from None
     for env_id, name in jobs:
@@ -408,6 +408,18 @@ def _ppo_agent(args: argparse.Namespace, jobs: list[tuple[str, str]]) -> Callabl
                 f"checkpoint {args.checkpoint!r} was trained on {config.env_id}, not {env_id}; "
                 f"pass --env {config.env_id}"
             )
+        if name == "ppo":  # sizes checked here, not inside the first episode
+            import gymnasium as gym
+
+            from hiddengrid.train.checkpoint import check_fits_env
+
+            env = gym.make(env_id, **env_kwargs(env_id, args.env_arg))
+            try:
+                check_fits_env(args.checkpoint, data, env)
+            except ValueError as exc:
+                raise CLIError(str(exc)) from None
+            finally:
+                env.close()
     return functools.partial(PPOAgent, checkpoint=args.checkpoint)
 
 
@@ -640,7 +652,12 @@ def add_train(sub: Any) -> None:
         action="store_true",
         help="recurrent memory kept across episodes, previous action/reward/end fed back",
     )
-    p.add_argument("--out", metavar="DIR", help="default runs/<Env>-<policy>-s<seed>")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="a new folder (one that holds a run is refused; default runs/<Env>-<policy>-s<seed>, "
+        "or -2, -3, ... after it when that holds a run)",
+    )
     p.add_argument("--device", default="auto", help="auto (CUDA when present), cpu, cuda[:N]")
     p.add_argument("--num-envs", type=positive_int, help="sub-envs (default 256)")
     p.add_argument("--rollout", type=positive_int, help="steps per sub-env per update (default 64)")
@@ -677,6 +694,13 @@ def cmd_train(args: argparse.Namespace) -> int:
         trainer = PPOTrainer(config, args.out)
     except ValueError as exc:
         raise CLIError(str(exc)) from None
+    if config.steps != args.steps:
+        print(
+            f"--steps {args.steps:,} runs {config.steps:,} steps: {config.updates:,} whole "
+            f"updates of {config.steps_per_update:,} ({config.num_envs} sub-envs x "
+            f"{config.rollout} steps)",
+            file=sys.stderr,
+        )
     result = trainer.run(progress=not args.quiet, tensorboard=args.tensorboard)
     seconds = result.seconds
     total = sum(seconds.values()) or 1.0
