@@ -43,6 +43,13 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "priority": {"priority": 0.8},
     "adam_eps": {"adam_eps": 1e-8},
     "priority_adam_eps": {"priority": 0.8, "adam_eps": 1e-8},
+    "priority_adam_eps_linear": {"priority": 0.8, "adam_eps": 1e-8, "lr_schedule": "linear"},
+    "priority_adam_eps_linear_lr5e-4": {
+        "priority": 0.8,
+        "adam_eps": 1e-8,
+        "lr_schedule": "linear",
+        "learning_rate": 5e-4,
+    },
 }
 
 
@@ -69,6 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 seed=seed,
                 out_dir=out,
                 progress=False,
+                reference_episodes=0,
                 **VARIANTS[variant],
             )
             wall = time.perf_counter() - start

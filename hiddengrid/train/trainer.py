@@ -258,7 +258,11 @@ class PPOTrainer:
 
     # --- the run ------------------------------------------------------------------------------
 
-    def run(self, progress: bool = True, tensorboard: bool = False) -> TrainResult:
+    def run(
+        self, progress: bool = True, tensorboard: bool = False, reference_episodes: int = 500
+    ) -> TrainResult:
+        """Trains, then draws the curve with the env's own agents as reference lines, each
+        scored on ``reference_episodes`` episodes (0: no lines)."""
         cfg = self.config
         self.out_dir.mkdir(parents=True, exist_ok=True)
         ckpt_path = self.out_dir / "checkpoint.pt"
@@ -276,7 +280,7 @@ class PPOTrainer:
                 recorder.record(update, step, episodes, stats, self.timers)
                 if update % cfg.checkpoint_every == 0 or update == cfg.updates:
                     save_checkpoint(ckpt_path, self.model, cfg, step, self.env.encoder.size)
-        plot = _plot(recorder.csv_path, self.out_dir / "curve.png", cfg)
+        plot = _plot(recorder.csv_path, self.out_dir / "curve.png", cfg, reference_episodes)
         elapsed = recorder.elapsed()
         seconds = {
             "env": self.timers["env"],
@@ -647,13 +651,41 @@ def _tensorboard(out_dir: Path) -> Any:
     return SummaryWriter(log_dir=str(out_dir / "tensorboard"))
 
 
-def _plot(csv_path: Path, png_path: Path, cfg: PPOConfig) -> Path | None:
+REFERENCE_SEED = 1_000_000  # reference lines are scored away from the published seeds
+
+
+def reference_rates(env_id: str, episodes: int) -> tuple[dict[str, float], dict[str, float]]:
+    """Success rate and mean return of each of the env's own agents over ``episodes``
+    episodes (seeds from :data:`REFERENCE_SEED`), named with the count, for the curve."""
+    from hiddengrid.evaluate import run_episodes
+
+    success, returns = {}, {}
+    for agent in definition_of(env_id).agents:
+        r = run_episodes(env_id, agent, episodes, seed=REFERENCE_SEED)
+        success[agent] = r.success_rate
+        returns[agent] = r.mean_return
+    return success, returns
+
+
+def _plot(csv_path: Path, png_path: Path, cfg: PPOConfig, reference_episodes: int) -> Path | None:
     try:
         from hiddengrid.train.plot import plot_curves
     except ImportError:
         return None
+    success, returns = (
+        reference_rates(cfg.env_id, reference_episodes) if reference_episodes else ({}, {})
+    )
+    memory = ", memory across episodes" if cfg.memory_across_episodes else ""
+    label = f"PPO {cfg.policy}{memory}, seed {cfg.seed}"
+    note = f" (grey: the env's agents, {reference_episodes:,} episodes)" if success else ""
     try:
-        plot_curves([csv_path], png_path, title=f"{cfg.env_id} PPO {cfg.policy}")
+        plot_curves(
+            {label: [csv_path]},
+            png_path,
+            title=f"{cfg.env_id}: {label}{note}",
+            references=success,
+            return_references=returns,
+        )
     except ImportError:
         return None
     return png_path

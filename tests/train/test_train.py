@@ -28,6 +28,7 @@ TINY = {"num_envs": 8, "rollout": 8, "minibatches": 2, "hidden": 16, "total_step
 
 
 def tiny(env_id: str, tmp: Path, **extra: object) -> object:
+    extra = {"reference_episodes": 0, **extra}
     return train(env_id, out_dir=tmp, progress=False, **{**TINY, **extra})
 
 
