@@ -662,7 +662,7 @@ def add_train(sub: Any) -> None:
     p.add_argument("--num-envs", type=positive_int, help="sub-envs (default 256)")
     p.add_argument("--rollout", type=positive_int, help="steps per sub-env per update (default 64)")
     p.add_argument("--hidden", type=positive_int, help="layer width (default 128)")
-    p.add_argument("--learning-rate", type=positive_float, help="Adam step size (default 3e-4)")
+    p.add_argument("--learning-rate", type=positive_float, help="Adam step size (default 5e-4)")
     p.add_argument("--entropy-coef", type=nonnegative_float, help="entropy bonus (default 0.01)")
     p.add_argument("--threads", type=positive_int, help="torch CPU threads (default 1)")
     p.add_argument("--tensorboard", action="store_true", help="also log to DIR/tensorboard")

@@ -136,7 +136,6 @@ def test_puffer_backends_run_past_episode_ends_and_average_the_stats(backend: st
     vecenv = pufferlib_vector.make(
         HiddenGridPufferEnv,
         env_args=[env_id, N],
-        env_kwargs={"seed": 0},
         backend=getattr(pufferlib_vector, backend),
         **kwargs,
     )

@@ -3,10 +3,10 @@ every checkpoint on held-out episodes, print the table.
 
     python -m hiddengrid.train.ablation --steps 262144 --seeds 0 1 2 --episodes 10000
 
-Variants: ``first`` (the first trainer: next-step autoreset, advantages computed once per
-rollout, no value clipping, linear learning-rate anneal), ``defaults`` (today's settings),
-``defaults`` with one detail put back as it was (``no_same_step``, ``no_refresh``,
-``no_value_clip``, ``no_cosine``), and with one more added. Each run trains into
+Variants (see :data:`VARIANTS`; each is a complete set of settings): ``first`` (the first
+trainer: next-step autoreset, advantages computed once per rollout, no value clipping, linear
+learning-rate anneal), ``core`` (those four changed), ``core`` with one of the four put back,
+then the further changes one at a time up to ``defaults`` (today's). Each run trains into
 ``RUNS/<variant>-s<seed>`` and is scored like ``hiddengrid eval --agent ppo --checkpoint
 ...``: episode ``k`` is the first episode of ``reset(seed=EVAL_SEED + k)``. Writes
 ``RUNS/ablation.json`` and prints a Markdown table.
@@ -32,19 +32,38 @@ FIRST: dict[str, Any] = {
     "refresh_advantages": False,
     "value_clip": 0.0,
     "lr_schedule": "linear",
+    "learning_rate": 3e-4,
+    "adam_eps": 1e-5,
+    "priority": 0.0,
 }
+# The first four details PuffeRL has and the first trainer lacked, with the first trainer's
+# step size and Adam settings.
+CORE: dict[str, Any] = {
+    **FIRST,
+    "autoreset": "same_step",
+    "refresh_advantages": True,
+    "value_clip": 0.2,
+    "lr_schedule": "cosine",
+}
+# Each row is a complete set of settings, so a change of defaults leaves the table meaning
+# what it did. The last row is today's defaults.
 VARIANTS: dict[str, dict[str, Any]] = {
     "first": FIRST,
-    "defaults": {},
-    "no_same_step": {"autoreset": "next_step"},
-    "no_refresh": {"refresh_advantages": False},
-    "no_value_clip": {"value_clip": 0.0},
-    "no_cosine": {"lr_schedule": "linear"},
-    "priority": {"priority": 0.8},
-    "adam_eps": {"adam_eps": 1e-8},
-    "priority_adam_eps": {"priority": 0.8, "adam_eps": 1e-8},
-    "priority_adam_eps_linear": {"priority": 0.8, "adam_eps": 1e-8, "lr_schedule": "linear"},
-    "priority_adam_eps_linear_lr5e-4": {
+    "core": CORE,
+    "core_without_same_step": {**CORE, "autoreset": "next_step"},
+    "core_without_refresh": {**CORE, "refresh_advantages": False},
+    "core_without_value_clip": {**CORE, "value_clip": 0.0},
+    "core_without_cosine": {**CORE, "lr_schedule": "linear"},
+    "core_priority": {**CORE, "priority": 0.8},
+    "core_priority_eps": {**CORE, "priority": 0.8, "adam_eps": 1e-8},
+    "core_priority_eps_linear": {
+        **CORE,
+        "priority": 0.8,
+        "adam_eps": 1e-8,
+        "lr_schedule": "linear",
+    },
+    "defaults": {
+        **CORE,
         "priority": 0.8,
         "adam_eps": 1e-8,
         "lr_schedule": "linear",

@@ -36,7 +36,7 @@ def _shown(value: object) -> str:
 
 @dataclass
 class PPOConfig:
-    """Every setting of a PPO run; the defaults are the published feed-forward baseline's.
+    """Every setting of a PPO run (the defaults: see the training page's ablation).
 
     One update collects ``num_envs * rollout`` env steps, then runs ``epochs`` passes of
     ``minibatches`` minibatches over them. Recurrent policies (``gru``, ``lstm``) train on whole
@@ -68,13 +68,13 @@ class PPOConfig:
     rollout: int = 64
     epochs: int = 4
     minibatches: int = 4
-    learning_rate: float = 3e-4
-    adam_eps: float = 1e-5
-    lr_schedule: str = "cosine"
+    learning_rate: float = 5e-4
+    adam_eps: float = 1e-8
+    lr_schedule: str = "linear"
     autoreset: str = "auto"
     refresh_advantages: bool = True
     value_clip: float = 0.2
-    priority: float = 0.0
+    priority: float = 0.8
     priority_beta: float = 0.2
     gamma: float = 0.99
     gae_lambda: float = 0.95
@@ -181,6 +181,7 @@ class PPOConfig:
             values.setdefault("refresh_advantages", False)
             values.setdefault("value_clip", 0.0)
             values.setdefault("adam_eps", 1e-5)
+            values.setdefault("priority", 0.0)
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(values) - known)
         if unknown:
