@@ -55,7 +55,8 @@ class PPOConfig:
     ``priority`` (0 = off) draws each minibatch's sub-env rollouts with probability
     proportional to their summed absolute advantage to that power (prioritized replay within
     the rollout), weighting the policy loss by ``(n * p) ** -beta`` with ``beta`` rising from
-    ``priority_beta`` towards 1 over the run.
+    ``priority_beta`` towards 1 over the run. ``shaping`` names a potential-based shaping of
+    :mod:`hiddengrid.train.shaping` (training-only; the episode return is unchanged).
     """
 
     env_id: str = "hiddengrid/AnomalyMapping-v0"
@@ -76,6 +77,7 @@ class PPOConfig:
     value_clip: float = 0.2
     priority: float = 0.8
     priority_beta: float = 0.2
+    shaping: str = ""
     gamma: float = 0.99
     gae_lambda: float = 0.95
     clip: float = 0.2
@@ -155,6 +157,17 @@ class PPOConfig:
         for name in ("gamma", "gae_lambda"):
             if not 0 <= getattr(self, name) <= 1:
                 raise ValueError(f"{name} must be in [0, 1], got {getattr(self, name)!r}")
+        if self.shaping:
+            from hiddengrid.train.shaping import SHAPINGS
+
+            known = SHAPINGS.get(self.shaping)
+            if known is None:
+                raise ValueError(
+                    f"shaping must be one of {', '.join(SHAPINGS)} (or empty), got "
+                    f"{_shown(self.shaping)}"
+                )
+            if known.env_id != self.env_id:
+                raise ValueError(f"shaping {self.shaping} is for {known.env_id}, not {self.env_id}")
         if not 0 <= self.priority_beta <= 1:
             raise ValueError(f"priority_beta must be in [0, 1], got {self.priority_beta!r}")
         if self.priority > 0 and self.num_envs % self.minibatches:

@@ -213,6 +213,11 @@ class PPOTrainer:
         self.nvec = action_nvec(self.base.single_action_space)
         self.discrete = isinstance(self.base.single_action_space, gym.spaces.Discrete)
         self.masked = hasattr(self.base, "action_masks")
+        self.shaping = None
+        if cfg.shaping:
+            from hiddengrid.train.shaping import SHAPINGS
+
+            self.shaping = SHAPINGS[cfg.shaping]
         self.inputs = PolicyInput(
             self.env.encoder.size, self.nvec, cfg.memory_across_episodes, cfg.num_envs
         )
@@ -353,14 +358,22 @@ class PPOTrainer:
             action_np = action.cpu().numpy()
             tock = time.perf_counter()
             timers["forward"] += tock - tick
+            if self.shaping is not None:
+                before = self.shaping.potential(self.base.batch)
             flat, reward, terminated, _, info = self.env.step(
                 action_np[:, 0] if self.discrete else action_np
             )
+            learn_reward = reward
+            if self.shaping is not None:
+                after = self.shaping.potential(self.base.batch)  # before any reset
+                after[terminated] = 0.0
+                # a reset step (next-step autoreset) learns nothing: it keeps its own reward
+                learn_reward = np.where(c.ended, reward, reward + after - before)
             if same_step and terminated.any():
                 # The next episode starts now: no step is spent on the reset.
                 flat, _ = self.env.reset(options={"reset_mask": terminated})
             timers["env"] += time.perf_counter() - tock
-            self.rewards[t] = torch.as_tensor(reward, device=dev)
+            self.rewards[t] = torch.as_tensor(learn_reward, device=dev, dtype=torch.float32)
             self.dones[t] = torch.as_tensor(terminated | c.ended, device=dev)
             live = ~c.ended
             c.ep_return += np.where(live, reward, 0.0)

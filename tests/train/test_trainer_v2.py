@@ -380,3 +380,34 @@ def test_curve_has_reference_lines_and_a_named_legend(
     assert list(seen["groups"]) == ["PPO mlp, seed 3"]
     assert result.plot is not None and result.plot.read_bytes()[:4] == b"\x89PNG"
     assert trainer_module.REFERENCE_SEED >= 1_000_000
+
+
+# --- shaping ----------------------------------------------------------------------------------
+
+
+def test_field_cipher_shaping_pays_right_characters_and_keeps_the_return(tmp_path: Path) -> None:
+    config = PPOConfig(
+        env_id="hiddengrid/FieldCipher-v0",
+        num_envs=16,
+        rollout=64,
+        minibatches=4,
+        total_steps=1024,
+        shaping="field_cipher_slots",
+    )
+    t = PPOTrainer(config, tmp_path)
+    t.carry = t._start()
+    episodes = t._collect()
+    assert episodes.returns  # some episodes ended inside the rollout
+    # what was paid: the ended episodes' returns, plus what the running ones hold right now
+    running = t.shaping.potential(t.base.batch)
+    paid = float(t.rewards.sum())
+    assert paid == pytest.approx(sum(episodes.returns) + float(running.sum()), abs=1e-5)
+    # ...and rewards arrived before the episodes' ends (a right character when written)
+    assert bool((t.rewards[~t.dones] != 0).any())
+
+
+def test_shaping_is_refused_for_another_env_or_an_unknown_name() -> None:
+    with pytest.raises(ValueError, match="is for hiddengrid/FieldCipher-v0, not"):
+        PPOConfig(shaping="field_cipher_slots")
+    with pytest.raises(ValueError, match="shaping must be one of field_cipher_slots"):
+        PPOConfig(shaping="more_reward")
