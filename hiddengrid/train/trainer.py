@@ -411,15 +411,19 @@ class PPOTrainer:
     # --- learn --------------------------------------------------------------------------------
 
     def _advantages(self, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """GAE over the rollout from ``values``; returns (advantages, value targets)."""
+        """GAE over the rollout from ``values``; returns (advantages, value targets).
+
+        Runs before every minibatch with refreshed values: the one-step errors are computed
+        for the whole rollout at once, and only the backward recursion loops over steps."""
         cfg = self.config
-        advantages = torch.zeros_like(self.rewards)
-        last = torch.zeros_like(self.next_value)
         carry = (~self.dones).float()
-        for t in reversed(range(cfg.rollout)):
-            follow = self.next_value if t == cfg.rollout - 1 else values[t + 1]
-            delta = self.rewards[t] + cfg.gamma * follow * carry[t] - values[t]
-            last = delta + cfg.gamma * cfg.gae_lambda * carry[t] * last
+        following = torch.cat([values[1:], self.next_value[None]])
+        deltas = self.rewards + cfg.gamma * following * carry - values
+        decay = cfg.gamma * cfg.gae_lambda * carry
+        advantages = torch.empty_like(deltas)
+        last = torch.zeros_like(self.next_value)
+        for t in range(cfg.rollout - 1, -1, -1):
+            last = deltas[t] + decay[t] * last
             advantages[t] = last
         return advantages, advantages + values
 
