@@ -422,12 +422,17 @@ def add_train(sub: Any) -> None:
         action="store_true",
         help="recurrent memory kept across episodes, previous action/reward/end fed back",
     )
-    p.add_argument("--out", metavar="DIR", help="default runs/<Env>-<policy>-s<seed>")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="a new folder (one that holds a run is refused; default runs/<Env>-<policy>-s<seed>, "
+        "or -2, -3, ... after it when that holds a run)",
+    )
     p.add_argument("--device", default="auto", help="auto (CUDA when present), cpu, cuda[:N]")
     p.add_argument("--num-envs", type=positive_int, help="sub-envs (default 256)")
     p.add_argument("--rollout", type=positive_int, help="steps per sub-env per update (default 64)")
     p.add_argument("--hidden", type=positive_int, help="layer width (default 128)")
-    p.add_argument("--learning-rate", type=positive_float, help="Adam step size (default 3e-4)")
+    p.add_argument("--learning-rate", type=positive_float, help="Adam step size (default 5e-4)")
     p.add_argument("--entropy-coef", type=nonnegative_float, help="entropy bonus (default 0.01)")
     p.add_argument("--threads", type=positive_int, help="torch CPU threads (default 1)")
     p.add_argument("--tensorboard", action="store_true", help="also log to DIR/tensorboard")
@@ -459,6 +464,13 @@ def cmd_train(args: argparse.Namespace) -> int:
         trainer = PPOTrainer(config, args.out)
     except ValueError as exc:
         raise CLIError(str(exc)) from None
+    if config.steps != args.steps:
+        print(
+            f"--steps {args.steps:,} runs {config.steps:,} steps: {config.updates:,} whole "
+            f"updates of {config.steps_per_update:,} ({config.num_envs} sub-envs x "
+            f"{config.rollout} steps)",
+            file=sys.stderr,
+        )
     result = trainer.run(progress=not args.quiet, tensorboard=args.tensorboard)
     seconds = result.seconds
     total = sum(seconds.values()) or 1.0

@@ -85,3 +85,75 @@ def test_bad_action_is_refused_and_changes_nothing() -> None:
         env.step(np.array([0, 99, 0]))
     after = env.batch.snapshot()
     assert all(np.array_equal(before[k], after[k]) for k in before)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_episode_statistics_are_floats_matching_the_vector_env(env_id: str) -> None:
+    """One dict of floats per ended episode: return, length and success as the vector env
+    counts them (its outcome and the env's own success rule)."""
+    from hiddengrid.registry import definition_of
+
+    env = HiddenGridPufferEnv(env_id, N, seed=2)
+    ref = make_vec(env_id, N, autoreset_mode=AutoresetMode.SAME_STEP)
+    env.reset(seed=2)
+    ref.reset(seed=2)
+    definition = definition_of(env_id)
+    rng = np.random.default_rng(1)
+    ret, length = np.zeros(N), np.zeros(N)
+    seen = 0
+    for _ in range(120):
+        actions = _legal(env, rng)
+        *_, infos = env.step(actions)
+        _, reward, ref_term, _, ref_info = ref.step(actions)
+        ret += reward
+        length += 1
+        want = []
+        for i in np.flatnonzero(ref_term):
+            outcome = str(ref_info["final_info"]["outcome"][i])
+            want.append(
+                {
+                    "episode_return": float(ret[i]),
+                    "episode_length": float(length[i]),
+                    "success": float(definition.is_success(outcome, ret[i])),
+                }
+            )
+        ret[ref_term] = 0.0
+        length[ref_term] = 0
+        assert infos == want
+        assert all(type(v) is float for info in infos for v in info.values())
+        seen += len(infos)
+    assert seen >= N
+
+
+@pytest.mark.parametrize("backend", ["Serial", "Multiprocessing"])
+def test_puffer_backends_run_past_episode_ends_and_average_the_stats(backend: str) -> None:
+    """PufferLib's backends average every info value: ours must survive the first episode end
+    (a list of outcome names made Serial raise TypeError) and give numeric means."""
+    env_id = "hiddengrid/AnomalyMapping-v0"
+    kwargs: dict[str, Any] = {"num_envs": 2}
+    if backend == "Multiprocessing":
+        kwargs["num_workers"] = 2
+    vecenv = pufferlib_vector.make(
+        HiddenGridPufferEnv,
+        env_args=[env_id, N],
+        backend=getattr(pufferlib_vector, backend),
+        **kwargs,
+    )
+    try:
+        vecenv.async_reset(seed=0)
+        rng = np.random.default_rng(0)
+        stats: dict[str, list[float]] = {}
+        for _ in range(60):
+            *_, infos, env_ids, _ = vecenv.recv()
+            for info in infos:
+                for key, value in info.items():
+                    stats.setdefault(key, []).append(value)
+            vecenv.send(rng.integers(0, 4, size=len(env_ids)))
+        assert {"episode_return", "episode_length", "success"} <= set(stats)
+        assert all(isinstance(float(v), float) for v in stats["episode_length"])
+        lengths = np.array(stats["episode_length"], dtype=float)
+        assert (lengths >= 1).all()
+        success = np.array(stats["success"], dtype=float)
+        assert ((success >= 0) & (success <= 1)).all()
+    finally:
+        vecenv.close()

@@ -96,7 +96,7 @@ class PPOKind:
                 f"--agent ppo needs the train extra (pip install 'hiddengrid[train]'): {exc}"
             ) from None
         try:
-            _, config, _ = load_checkpoint(self.checkpoint)
+            _, config, data = load_checkpoint(self.checkpoint)
         except (OSError, ValueError) as exc:
             raise EvalError(f"--checkpoint {self.checkpoint!r}: {exc}") from None
         for env_id in env_ids:
@@ -105,6 +105,18 @@ class PPOKind:
                     f"checkpoint {self.checkpoint!r} was trained on {config.env_id}, not "
                     f"{env_id}; pass --env {config.env_id}"
                 )
+            # sizes checked here, not inside the first episode
+            import gymnasium as gym
+
+            from hiddengrid.train.checkpoint import check_fits_env
+
+            env = gym.make(env_id, **(env_kwargs or {}).get(env_id, {}))
+            try:
+                check_fits_env(self.checkpoint, data, env)
+            except ValueError as exc:
+                raise EvalError(str(exc)) from None
+            finally:
+                env.close()
         self.factory = functools.partial(PPOAgent, checkpoint=self.checkpoint)
 
     def start(self, progress: Progress | None, describe: Say | None, say: Say | None) -> None:

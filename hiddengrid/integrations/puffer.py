@@ -12,6 +12,10 @@ the observation straight into PufferLib's buffer, in one of two encodings:
   the layout hiddengrid's trainers and the RLlib recipe use. One-hot rows move several times
   the bytes of the raw observation, so this is slower at large N.
 
+Every ended episode adds one dict of floats to the step's infos, ``{"episode_return": ...,
+"episode_length": ..., "success": 1.0 or 0.0}``, as PufferLib's own envs report their
+episodes: PufferLib's vector backends and its trainer average each key.
+
 For a masked env (Megacity) the mask is appended to each row, since PufferLib's observation
 must be one ``Box``: a policy must apply it itself, and a masked action given anyway raises
 ``ValueError`` as it does everywhere.
@@ -95,6 +99,8 @@ class HiddenGridPufferEnv(pufferlib.PufferEnv):
         self._flat = (
             np.zeros((num_envs, self.flat_width), dtype=np.float32) if self.masked else None
         )
+        self.episode_return = np.zeros(num_envs, dtype=np.float64)
+        self.episode_length = np.zeros(num_envs, dtype=np.int64)
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, list[dict]]:
         self.venv.reset(seed=self.seed if seed is None else seed)
@@ -102,6 +108,8 @@ class HiddenGridPufferEnv(pufferlib.PufferEnv):
         self.rewards[:] = 0.0
         self.terminals[:] = False
         self.truncations[:] = False
+        self.episode_return[:] = 0.0
+        self.episode_length[:] = 0
         return self.observations, []
 
     def step(
@@ -116,11 +124,23 @@ class HiddenGridPufferEnv(pufferlib.PufferEnv):
         self.batch.step(checked)
         self.rewards[:] = self.batch.reward
         self.terminals[:] = self.batch.terminated
+        self.episode_return += self.batch.reward
+        self.episode_length += 1
         infos: list[dict] = []
         if self.terminals.any():
             ended = np.flatnonzero(self.terminals)
-            outcomes = np.array(definition.outcomes, dtype=object)[self.batch.outcome[ended]]
-            infos.append({"episodes": int(ended.size), "outcomes": outcomes.tolist()})
+            for i, code in zip(ended, self.batch.outcome[ended], strict=True):
+                total = float(self.episode_return[i])
+                success = definition.is_success(definition.outcomes[code], total)
+                infos.append(
+                    {
+                        "episode_return": total,
+                        "episode_length": float(self.episode_length[i]),
+                        "success": float(success),
+                    }
+                )
+            self.episode_return[ended] = 0.0
+            self.episode_length[ended] = 0
             self.batch.reset_done()  # same-step reset, in the kernels
         self._write_observations()
         return self.observations, self.rewards, self.terminals, self.truncations, infos

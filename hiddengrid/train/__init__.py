@@ -25,16 +25,22 @@ def train(
     out_dir: str | Path | None = None,
     progress: bool = True,
     tensorboard: bool = False,
+    reference_episodes: int = 500,
     **settings: Any,
 ) -> TrainResult:
     """Trains PPO on ``env_id``; ``settings`` are :class:`PPOConfig` fields (``total_steps``,
     ``seed``, ``policy`` = ``"mlp"``/``"gru"``/``"lstm"``, ``memory_across_episodes``, ...).
 
     Writes ``progress.csv``, ``checkpoint.pt`` and ``curve.png`` into ``out_dir`` (default
-    ``runs/<Env>-<policy>-s<seed>``). Raises ``ValueError`` for a bad setting.
+    ``runs/<Env>-<policy>-s<seed>``, or the first of ``-2``, ``-3``, ... that holds no run;
+    a given ``out_dir`` that holds a run is refused). The curve shows the env's own agents
+    scored on ``reference_episodes`` episodes (0: none). Raises ``ValueError`` for a bad
+    setting.
     """
     config = PPOConfig.from_dict({"env_id": env_id, **settings})
-    return PPOTrainer(config, out_dir).run(progress=progress, tensorboard=tensorboard)
+    return PPOTrainer(config, out_dir).run(
+        progress=progress, tensorboard=tensorboard, reference_episodes=reference_episodes
+    )
 
 
 class _CallableModule(types.ModuleType):

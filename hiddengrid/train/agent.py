@@ -10,7 +10,7 @@ from gymnasium import spaces
 
 from hiddengrid.core.agents import BatchAgent
 from hiddengrid.core.flat import FlatEncoder
-from hiddengrid.train.checkpoint import load_checkpoint
+from hiddengrid.train.checkpoint import check_fits_env, load_checkpoint
 from hiddengrid.train.policy import action_nvec, masked_logits, sample
 from hiddengrid.train.trainer import PolicyInput
 
@@ -37,12 +37,8 @@ class PPOAgent(BatchAgent):
             )
         torch.set_num_threads(self.config.threads)
         self.env = env
+        check_fits_env(checkpoint, data, env)
         self.encoder = FlatEncoder(env.single_observation_space)
-        if self.encoder.size != data["obs_size"]:
-            raise ValueError(
-                f"checkpoint {checkpoint!r} expects {data['obs_size']} observation features, "
-                f"this env gives {self.encoder.size}"
-            )
         self.nvec = action_nvec(env.single_action_space)
         self.discrete = isinstance(env.single_action_space, spaces.Discrete)
         self.masked = env.unwrapped.definition.masked

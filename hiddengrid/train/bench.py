@@ -33,8 +33,9 @@ def ours(env_id: str, updates: int) -> tuple[float, dict[str, float]]:
     config = PPOConfig(env_id=env_id, total_steps=updates * PPOConfig().steps_per_update)
     with tempfile.TemporaryDirectory() as tmp:
         warm = PPOConfig(env_id=env_id, total_steps=1, num_envs=16, rollout=8, minibatches=1)
-        PPOTrainer(warm, tmp).run(progress=False)  # compiles the env and the flat writer
-        result = PPOTrainer(config, tmp).run(progress=False)
+        # compiles the env and the flat writer
+        PPOTrainer(warm, f"{tmp}/warm").run(progress=False, reference_episodes=0)
+        result = PPOTrainer(config, f"{tmp}/run").run(progress=False, reference_episodes=0)
     return result.steps_per_second, result.seconds
 
 

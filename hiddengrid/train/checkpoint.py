@@ -11,6 +11,7 @@ from hiddengrid.train.config import PPOConfig
 from hiddengrid.train.policy import ActorCritic
 
 FORMAT = 1
+KEYS = ("format", "config", "step", "obs_size", "nvec", "model")
 
 
 def save_checkpoint(
@@ -34,27 +35,91 @@ def save_checkpoint(
     tmp.replace(path)
 
 
+def _input_size(config: PPOConfig, obs_size: int, nvec: list[int]) -> int:
+    """The policy's input width: the observation, plus the fed-back step with memory."""
+    return obs_size + (sum(nvec) + 2 if config.memory_across_episodes else 0)
+
+
 def load_checkpoint(
     path: str | Path, device: str | torch.device = "cpu"
 ) -> tuple[ActorCritic, PPOConfig, dict[str, Any]]:
     """The policy (in eval mode), its settings, and the raw checkpoint dict.
 
-    Raises ``ValueError`` with one line when the file is missing or is not a checkpoint.
+    Raises ``ValueError`` with one line when the file is missing, is not a checkpoint, or its
+    parts disagree (a missing key, a bad setting, a weight whose shape is not the one its
+    settings, action sizes and observation size give).
     """
     path = Path(path)
+    name = str(path)
     if not path.is_file():
-        raise ValueError(f"checkpoint {str(path)!r} does not exist")
+        raise ValueError(f"checkpoint {name!r} does not exist")
     try:
         data = torch.load(path, map_location=device, weights_only=True)
     except Exception as exc:  # torch raises many kinds for a file that is not a checkpoint
         # torch's own message runs to several lines: its first says what went wrong
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ValueError(f"{str(path)!r} is not a hiddengrid PPO checkpoint ({reason})") from exc
+        raise ValueError(f"{name!r} is not a hiddengrid PPO checkpoint ({reason})") from exc
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"{str(path)!r} is not a hiddengrid PPO checkpoint (format {FORMAT})")
-    config = PPOConfig.from_dict(data["config"])
-    input_size = data["model"]["encoder.0.weight"].shape[1]
-    model = ActorCritic(input_size, data["nvec"], config.hidden, config.policy)
-    model.load_state_dict(data["model"])
+        raise ValueError(f"{name!r} is not a hiddengrid PPO checkpoint (format {FORMAT})")
+    missing = [key for key in KEYS if key not in data]
+    if missing:
+        raise ValueError(f"checkpoint {name!r} is damaged: it lacks {', '.join(missing)}")
+    if not isinstance(data["config"], dict):
+        raise ValueError(f"checkpoint {name!r} is damaged: its config is not a table")
+    try:
+        config = PPOConfig.from_dict(data["config"])
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"checkpoint {name!r} has bad settings: {exc}") from None
+    nvec, obs_size = data["nvec"], data["obs_size"]
+    if not (isinstance(nvec, list) and nvec and all(isinstance(n, int) and n > 0 for n in nvec)):
+        raise ValueError(f"checkpoint {name!r} is damaged: nvec {nvec!r} is not action sizes")
+    if isinstance(obs_size, bool) or not isinstance(obs_size, int) or obs_size < 1:
+        raise ValueError(f"checkpoint {name!r} is damaged: obs_size {obs_size!r}")
+    weights = data["model"]
+    if not isinstance(weights, dict):
+        raise ValueError(f"checkpoint {name!r} is damaged: its weights are not a table")
+    model = ActorCritic(_input_size(config, obs_size, nvec), nvec, config.hidden, config.policy)
+    expected = model.state_dict()
+    if set(weights) != set(expected):
+        lacking = sorted(set(expected) - set(weights))
+        extra = sorted(set(weights) - set(expected))
+        what = f"lacks {', '.join(lacking)}" if lacking else f"has unknown {', '.join(extra)}"
+        raise ValueError(
+            f"checkpoint {name!r} does not fit its settings ({config.policy}, hidden "
+            f"{config.hidden}): its weights {what}"
+        )
+    for key, want in expected.items():
+        got = weights[key]
+        if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(want.shape):
+            shape = tuple(got.shape) if isinstance(got, torch.Tensor) else type(got).__name__
+            raise ValueError(
+                f"checkpoint {name!r} does not fit its settings: weight {key} is {shape}, "
+                f"hidden {config.hidden}, {obs_size} observation features and actions {nvec} "
+                f"give {tuple(want.shape)}"
+            )
+    model.load_state_dict(weights)
     model.to(device).eval()
     return model, config, data
+
+
+def check_fits_env(path: str | Path, data: dict[str, Any], env: Any) -> None:
+    """Refuses, before any episode, a checkpoint whose observation or action sizes are not
+    the env's (``env`` is a vector env or a single env of the checkpoint's id)."""
+    from gymnasium import spaces
+
+    from hiddengrid.core.flat import flat_size
+    from hiddengrid.train.policy import action_nvec
+
+    observation = getattr(env, "single_observation_space", None) or env.observation_space
+    action = getattr(env, "single_action_space", None) or env.action_space
+    size = flat_size(observation)
+    if data["obs_size"] != size:
+        raise ValueError(
+            f"checkpoint {str(path)!r} expects {data['obs_size']} observation features, "
+            f"this env gives {size}"
+        )
+    nvec = action_nvec(action) if isinstance(action, spaces.Discrete | spaces.MultiDiscrete) else []
+    if list(data["nvec"]) != nvec:
+        raise ValueError(
+            f"checkpoint {str(path)!r} has actions {list(data['nvec'])}, this env has {nvec}"
+        )

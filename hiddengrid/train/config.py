@@ -6,11 +6,37 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 POLICIES = ("mlp", "gru", "lstm")
+AUTORESETS = ("auto", "same_step", "next_step")
+LR_SCHEDULES = ("cosine", "linear", "constant")
+
+# Upper bounds that keep a typo from asking for terabytes: each is far above any useful run
+# on one machine, and a value past it is refused with its name instead of a MemoryError.
+LIMITS = {
+    "total_steps": 10**12,
+    "hidden": 4096,
+    "num_envs": 65_536,
+    "rollout": 4096,
+    "epochs": 1000,
+    "minibatches": 65_536,
+    "threads": 1024,
+    "checkpoint_every": 10**9,
+}
+MAX_SAMPLES = 1 << 22  # num_envs * rollout: one update's buffer
+MAX_SEED = 2**64 - 1  # torch's generator takes a 64-bit seed; the env seeds wrap at 64 bits
+
+
+def _shown(value: object) -> str:
+    """A value as a message shows it: a number of thousands of digits is not echoed whole."""
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else ""
+    if not text:
+        # str() of a number past 4,300 digits raises: count them from the bits instead
+        text = f"a number of about {int(abs(value).bit_length() * 0.30103) + 1:,} digits"
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 @dataclass
 class PPOConfig:
-    """Every setting of a PPO run; the defaults are the published feed-forward baseline's.
+    """Every setting of a PPO run (the defaults: see the training page's ablation).
 
     One update collects ``num_envs * rollout`` env steps, then runs ``epochs`` passes of
     ``minibatches`` minibatches over them. Recurrent policies (``gru``, ``lstm``) train on whole
@@ -18,6 +44,19 @@ class PPOConfig:
     had when the rollout began. With ``memory_across_episodes`` the memory is never cleared at
     an episode's end and the policy also sees its previous action, reward and end flag
     (RL^2-style), so what it learnt in one episode can carry to the next.
+
+    ``autoreset``: ``same_step`` starts a sub-env's next episode within the step that ended the
+    last one, so every collected step is a real transition; ``next_step`` spends one step on the
+    reset (no loss, its action ignored), the only way a policy with memory across episodes sees
+    the last reward of an episode; ``auto`` is ``next_step`` for memory across episodes, else
+    ``same_step``. ``refresh_advantages`` recomputes the advantages over the whole rollout
+    before every minibatch from the values the latest minibatches predicted. ``value_clip``
+    (0 = off) clips the value update around the collected value, as PPO clips the policy.
+    ``priority`` (0 = off) draws each minibatch's sub-env rollouts with probability
+    proportional to their summed absolute advantage to that power (prioritized replay within
+    the rollout), weighting the policy loss by ``(n * p) ** -beta`` with ``beta`` rising from
+    ``priority_beta`` towards 1 over the run. ``shaping`` names a potential-based shaping of
+    :mod:`hiddengrid.train.shaping` (training-only; the episode return is unchanged).
     """
 
     env_id: str = "hiddengrid/AnomalyMapping-v0"
@@ -30,8 +69,15 @@ class PPOConfig:
     rollout: int = 64
     epochs: int = 4
     minibatches: int = 4
-    learning_rate: float = 3e-4
-    anneal_lr: bool = True
+    learning_rate: float = 5e-4
+    adam_eps: float = 1e-8
+    lr_schedule: str = "linear"
+    autoreset: str = "auto"
+    refresh_advantages: bool = True
+    value_clip: float = 0.2
+    priority: float = 0.8
+    priority_beta: float = 0.2
+    shaping: str = ""
     gamma: float = 0.99
     gae_lambda: float = 0.95
     clip: float = 0.2
@@ -55,40 +101,100 @@ class PPOConfig:
     def steps_per_update(self) -> int:
         return self.num_envs * self.rollout
 
+    @property
+    def updates(self) -> int:
+        return -(-self.total_steps // self.steps_per_update)
+
+    @property
+    def steps(self) -> int:
+        """The env steps the run takes: ``total_steps`` rounded up to whole updates."""
+        return self.updates * self.steps_per_update
+
+    @property
+    def same_step(self) -> bool:
+        if self.autoreset == "auto":
+            return not self.memory_across_episodes
+        return self.autoreset == "same_step"
+
     def check(self) -> None:
         """Raises ``ValueError`` naming the first bad setting and what is valid."""
-        positive = ("total_steps", "hidden", "num_envs", "rollout", "epochs", "minibatches")
-        for name in positive:
+        for name, high in LIMITS.items():
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
+                raise ValueError(f"{name} must be an integer in 1..{high:,}, got {_shown(value)}")
+        seed = self.seed
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+            raise ValueError(
+                f"seed must be an integer in 0..{MAX_SEED} (64 bits), got {_shown(seed)}"
+            )
+        if self.num_envs * self.rollout > MAX_SAMPLES:
+            raise ValueError(
+                f"num_envs * rollout must be at most {MAX_SAMPLES:,} samples per update, got "
+                f"{self.num_envs:,} * {self.rollout:,}"
+            )
         if self.policy not in POLICIES:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
         if self.memory_across_episodes and not self.recurrent:
             raise ValueError("memory_across_episodes needs a recurrent policy (gru or lstm)")
+        if self.autoreset not in AUTORESETS:
+            raise ValueError(f"autoreset must be one of {', '.join(AUTORESETS)}")
+        if self.memory_across_episodes and self.autoreset == "same_step":
+            raise ValueError(
+                "memory_across_episodes needs autoreset next_step (or auto): the reset step is "
+                "where the policy sees an episode's last reward"
+            )
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ValueError(
+                f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, got {self.lr_schedule!r}"
+            )
         split = self.num_envs if self.recurrent else self.num_envs * self.rollout
         if split % self.minibatches:
             what = "num_envs" if self.recurrent else "num_envs * rollout"
             raise ValueError(f"{what} ({split}) must be a multiple of minibatches")
-        for name in ("learning_rate", "clip", "max_grad_norm"):
+        for name in ("learning_rate", "adam_eps", "clip", "max_grad_norm"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
         for name in ("gamma", "gae_lambda"):
             if not 0 <= getattr(self, name) <= 1:
                 raise ValueError(f"{name} must be in [0, 1], got {getattr(self, name)!r}")
-        for name in ("entropy_coef", "value_coef"):
+        if self.shaping:
+            from hiddengrid.train.shaping import SHAPINGS
+
+            known = SHAPINGS.get(self.shaping)
+            if known is None:
+                raise ValueError(
+                    f"shaping must be one of {', '.join(SHAPINGS)} (or empty), got "
+                    f"{_shown(self.shaping)}"
+                )
+            if known.env_id != self.env_id:
+                raise ValueError(f"shaping {self.shaping} is for {known.env_id}, not {self.env_id}")
+        if not 0 <= self.priority_beta <= 1:
+            raise ValueError(f"priority_beta must be in [0, 1], got {self.priority_beta!r}")
+        if self.priority > 0 and self.num_envs % self.minibatches:
+            raise ValueError(
+                f"with priority, num_envs ({self.num_envs}) must be a multiple of minibatches"
+            )
+        for name in ("entropy_coef", "value_coef", "value_clip", "priority"):
             if not getattr(self, name) >= 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
         if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
             raise ValueError(f"device must be auto, cpu or cuda[:N], got {self.device!r}")
-        if self.threads < 1 or self.checkpoint_every < 1:
-            raise ValueError("threads and checkpoint_every must be >= 1")
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> PPOConfig:
+        values = dict(values)
+        # Checkpoints of the first trainer carry anneal_lr (linear anneal or none) and none of
+        # the second trainer's settings: they load as the run they were.
+        if "anneal_lr" in values:
+            values.setdefault("lr_schedule", "linear" if values.pop("anneal_lr") else "constant")
+            values.setdefault("autoreset", "next_step")
+            values.setdefault("refresh_advantages", False)
+            values.setdefault("value_clip", 0.0)
+            values.setdefault("adam_eps", 1e-5)
+            values.setdefault("priority", 0.0)
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(values) - known)
         if unknown:

@@ -20,12 +20,15 @@ def read_curve(path: str | Path) -> dict[str, np.ndarray]:
 
 
 def smooth(step: np.ndarray, successes: np.ndarray, episodes: np.ndarray, window: int) -> tuple:
-    """Episode-weighted success rate over ``window`` updates (a rolling sum of both)."""
-    kernel = np.ones(window)
-    wins = np.convolve(np.nan_to_num(successes * episodes), kernel, mode="valid")
-    eps = np.convolve(episodes, kernel, mode="valid")
+    """Episode-weighted rate over the last ``window`` updates (fewer at the start, so every
+    update keeps its point): a rolling sum of both, divided."""
+    wins = np.cumsum(np.nan_to_num(successes * episodes))
+    eps = np.cumsum(np.nan_to_num(episodes))
+    before_wins = np.concatenate([np.zeros(window), wins])[: len(wins)]
+    before_eps = np.concatenate([np.zeros(window), eps])[: len(eps)]
+    wins, eps = wins - before_wins, eps - before_eps
     with np.errstate(invalid="ignore", divide="ignore"):
-        return step[window - 1 :], np.where(eps > 0, wins / eps, np.nan)
+        return step, np.where(eps > 0, wins / eps, np.nan)
 
 
 def _reference_lines(ax: object, references: dict[str, float]) -> None:
@@ -54,8 +57,7 @@ def _draw(ax: object, groups: dict, column: str, window: int, colours: list[str]
             data = read_curve(p)
             if not data:
                 continue
-            w = max(1, min(window, len(data["step"])))
-            x, y = smooth(data["step"], data[column], data["episodes"], w)
+            x, y = smooth(data["step"], data[column], data["episodes"], max(1, window))
             curves.append((x, y))
             if len(paths) > 1:
                 ax.plot(x, y, color=colour, alpha=0.3, linewidth=0.8)  # type: ignore[attr-defined]
@@ -69,6 +71,16 @@ def _draw(ax: object, groups: dict, column: str, window: int, colours: list[str]
             )
 
 
+def _same_series(groups: dict, a: str, b: str) -> bool:
+    """Whether two columns hold the same numbers in every CSV (a success-only reward)."""
+    for paths in groups.values():
+        for p in paths:
+            data = read_curve(p)
+            if data and not np.allclose(data[a], data[b], equal_nan=True):
+                return False
+    return True
+
+
 def plot_curves(
     groups: Sequence[str | Path] | dict[str, Sequence[str | Path]],
     out: str | Path,
@@ -78,8 +90,10 @@ def plot_curves(
     window: int = 5,
 ) -> Path:
     """Success rate (left) and mean return (right) against env steps, episode-weighted over
-    ``window`` updates: one line per CSV, or per label (the seeds of a label thin, their mean
-    thick). ``references`` and ``return_references`` draw the env's own agents as lines."""
+    the last ``window`` updates: one line per CSV, or per label (the seeds of a label thin,
+    their mean thick). ``references`` and ``return_references`` draw the env's own agents as
+    lines. Where the return is the success (a reward of 1 for a success only) the right panel
+    shows the mean episode length instead of the same numbers on another scale."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -90,16 +104,21 @@ def plot_curves(
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8), dpi=100)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     _draw(left, groups, "success_rate", window, colours)
-    _draw(right, groups, "mean_return", window, colours)
     _reference_lines(left, references or {})
-    _reference_lines(right, return_references or {})
+    if _same_series(groups, "success_rate", "mean_return"):
+        _draw(right, groups, "mean_length", window, colours)
+        right.set_ylabel("mean episode length (steps)")
+        right.set_ylim(bottom=0)
+    else:
+        _draw(right, groups, "mean_return", window, colours)
+        _reference_lines(right, return_references or {})
+        right.set_ylabel("mean return")
     left.set_ylim(-0.02, 1.02)
-    left.set_ylabel("success rate")
-    right.set_ylabel("mean return")
+    left.set_ylabel(f"success rate (last {window} updates)")
     for ax in (left, right):
         ax.set_xlabel("env steps (training episodes, sampled actions)")
         ax.grid(alpha=0.3)
-    left.legend(fontsize=8, loc="center left")
+    left.legend(fontsize=9, loc="upper left", framealpha=0.9)
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()

@@ -1,14 +1,18 @@
-"""PPO on the native vector env: collect a rollout of every sub-env at once, then learn from it.
+"""PPO on the native vector env: per update, collect a rollout of every sub-env at once, learn
+from it, record it.
 
-The env runs next-step autoreset: the step after an episode ends only resets that sub-env (its
-action is ignored). Such a step is kept in the rollout (a recurrent policy's memory passes
-through it) but carries no loss and cuts the return, so every learning sample is a real
-transition.
+By default a sub-env that ends starts its next episode within the same step (same-step
+autoreset), so every collected step is a real transition. With next-step autoreset (needed by
+memory across episodes) the step after an episode ends only resets that sub-env (its action is
+ignored); such a step is kept in the rollout (a recurrent policy's memory passes through it)
+but carries no loss and cuts the return.
 """
 
 from __future__ import annotations
 
 import csv
+import math
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,13 +115,91 @@ class PolicyInput:
         return rows
 
 
+RUN_FILES = ("progress.csv", "checkpoint.pt")
+
+
+def default_out_dir(config: PPOConfig) -> Path:
+    """``runs/<Env>-<policy>[-rl2]-s<seed>``, or the first of ``...-2``, ``...-3``, ... that
+    holds no run yet: a second run with the same settings never overwrites the first."""
+    name = config.env_id.split("/")[-1]
+    memory = "-rl2" if config.memory_across_episodes else ""
+    base = Path("runs") / f"{name}-{config.policy}{memory}-s{config.seed}"
+    folder, k = base, 1
+    while holds_run(folder):
+        k += 1
+        folder = base.with_name(f"{base.name}-{k}")
+    return folder
+
+
+def holds_run(folder: Path) -> bool:
+    return any((folder / name).exists() for name in RUN_FILES)
+
+
+def check_out_dir(folder: Path) -> None:
+    """Refuses, before any work, a folder that holds a run already or cannot be written."""
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"out folder {str(folder)!r} is a file; give a folder")
+    if holds_run(folder):
+        raise ValueError(
+            f"out folder {str(folder)!r} already holds a run ({', '.join(RUN_FILES)}); "
+            "give a new folder, or move that run away first"
+        )
+    existing = folder
+    while not existing.exists():  # the nearest folder that exists is where mkdir writes
+        if existing.parent == existing:
+            break
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"out folder {str(folder)!r}: {str(existing)!r} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"out folder {str(folder)!r}: {str(existing)!r} is not writable")
+
+
+def lr_factor(schedule: str, update: int, updates: int) -> float:
+    """The learning rate's factor at ``update`` (counted from 0) of ``updates``."""
+    if schedule == "cosine":
+        return 0.5 * (1.0 + math.cos(math.pi * update / updates))
+    if schedule == "linear":
+        return 1.0 - update / updates
+    return 1.0
+
+
+@dataclass
+class _Carry:
+    """What one collect phase hands the next: each sub-env's observation, memory and episode."""
+
+    flat: np.ndarray
+    state: State
+    ended: np.ndarray  # the last step ended the episode, so this one resets (next_step only)
+    first: np.ndarray  # the observation is an episode's first
+    prev_action: np.ndarray
+    prev_reward: np.ndarray
+    ep_return: np.ndarray
+    ep_length: np.ndarray
+
+
+@dataclass
+class _Episodes:
+    """The episodes that ended during one collect phase."""
+
+    returns: list[float] = field(default_factory=list)
+    lengths: list[int] = field(default_factory=list)
+    successes: int = 0
+
+
 class PPOTrainer:
-    """One PPO run; :meth:`run` trains and writes the CSV, checkpoints and plot."""
+    """One PPO run; :meth:`run` repeats three phases per update: collect a rollout of every
+    sub-env, learn from it, record the update (CSV, checkpoint, progress bar)."""
 
     def __init__(self, config: PPOConfig, out_dir: str | Path | None = None) -> None:
         if config.env_id not in ENV_IDS:
             raise ValueError(f"unknown env {config.env_id!r}; registered: {', '.join(ENV_IDS)}")
         self.config = cfg = config
+        if out_dir is None:
+            self.out_dir = default_out_dir(cfg)
+        else:
+            self.out_dir = Path(out_dir)
+        check_out_dir(self.out_dir)
         self.device = resolve_device(cfg.device)
         torch.set_num_threads(cfg.threads)
         torch.manual_seed(cfg.seed)
@@ -131,18 +213,27 @@ class PPOTrainer:
         self.nvec = action_nvec(self.base.single_action_space)
         self.discrete = isinstance(self.base.single_action_space, gym.spaces.Discrete)
         self.masked = self.base.definition.masked
+        self.shaping = None
+        if cfg.shaping:
+            from hiddengrid.train.shaping import SHAPINGS
+
+            self.shaping = SHAPINGS[cfg.shaping]
         self.inputs = PolicyInput(
             self.env.encoder.size, self.nvec, cfg.memory_across_episodes, cfg.num_envs
         )
+        _check_memory(cfg, self.inputs.size, sum(self.nvec))
         self.model = ActorCritic(self.inputs.size, self.nvec, cfg.hidden, cfg.policy).to(
             self.device
         )
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
-        name = cfg.env_id.split("/")[-1]
-        memory = "-rl2" if cfg.memory_across_episodes else ""
-        default = Path("runs") / f"{name}-{cfg.policy}{memory}-s{cfg.seed}"
-        self.out_dir = Path(out_dir) if out_dir is not None else default
+        self.optimizer = torch.optim.Adam(
+            self.model.parameters(), lr=cfg.learning_rate, eps=cfg.adam_eps
+        )
+        updates = cfg.updates
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(
+            self.optimizer, lambda k: lr_factor(cfg.lr_schedule, k, updates)
+        )
         self.backward_seconds = 0.0  # of the learn time: backward pass, clipping and Adam
+        self.timers = dict.fromkeys(("env", "forward", "learn"), 0.0)
         self._allocate()
 
     def _allocate(self) -> None:
@@ -170,171 +261,171 @@ class PPOTrainer:
             mask[empty] = True
         return mask
 
-    def run(self, progress: bool = True, tensorboard: bool = False) -> TrainResult:
+    # --- the run ------------------------------------------------------------------------------
+
+    def run(
+        self, progress: bool = True, tensorboard: bool = False, reference_episodes: int = 500
+    ) -> TrainResult:
+        """Trains, then draws the curve with the env's own agents as reference lines, each
+        scored on ``reference_episodes`` episodes (0: no lines)."""
         cfg = self.config
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        csv_path = self.out_dir / "progress.csv"
         ckpt_path = self.out_dir / "checkpoint.pt"
-        writer = _tensorboard(self.out_dir) if tensorboard else None
-        bar = _progress_bar(cfg, progress)
-        n, horizon = cfg.num_envs, cfg.rollout
-        updates = -(-cfg.total_steps // cfg.steps_per_update)
-        flat, _ = self.env.reset(seed=cfg.seed)
-        state = self.model.initial_state(n, self.device)
-        ended = np.zeros(n, dtype=bool)  # the last step ended the episode: this one resets
-        first = np.ones(n, dtype=bool)  # the observation is an episode's first
-        prev_action = np.zeros((n, len(self.nvec)), dtype=np.int64)
-        prev_reward = np.zeros(n, dtype=np.float32)
-        ep_return = np.zeros(n)
-        ep_length = np.zeros(n, dtype=np.int64)
-        timers = dict.fromkeys(("env", "forward", "learn"), 0.0)
-        history: list[dict[str, float]] = []
-        start = time.perf_counter()
+        recorder = _Recorder(self.out_dir, cfg, progress, tensorboard)
+        self.carry = self._start()
         step = 0
-        with open(csv_path, "w", newline="") as fh:
-            out = csv.DictWriter(fh, fieldnames=CSV_COLUMNS)
-            out.writeheader()
-            for update in range(1, updates + 1):
-                if cfg.anneal_lr:
-                    frac = 1.0 - (update - 1) / updates
-                    self.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
-                initial = tuple(s.clone() for s in state)
-                done_returns: list[float] = []
-                done_lengths: list[int] = []
-                successes = 0
-                for t in range(horizon):
-                    tick = time.perf_counter()
-                    rows = self.inputs.build(flat, prev_action, prev_reward, ended, first)
-                    x = torch.as_tensor(rows, device=self.device)
-                    first_t = torch.as_tensor(first, device=self.device)
-                    self.obs[t] = x
-                    self.first[t] = first_t
-                    self.valid[t] = torch.as_tensor(~ended, device=self.device)
-                    mask_t = None
-                    if self.masks is not None:
-                        mask_t = torch.as_tensor(self._mask(), device=self.device)
-                        self.masks[t] = mask_t
-                    with torch.no_grad():
-                        if self.model.recurrent:
-                            clear = None if cfg.memory_across_episodes else first_t[None]
-                            logits, value, state = self.model(x[None], state, clear)
-                            logits, value = logits[0], value[0]
-                        else:
-                            logits, value, _ = self.model(x, state)
-                        action, logp = sample(
-                            masked_logits(logits, mask_t), self.nvec, self.generator
-                        )
-                    self.actions[t] = action
-                    self.logps[t] = logp
-                    self.values[t] = value
-                    action_np = action.cpu().numpy()
-                    tock = time.perf_counter()
-                    timers["forward"] += tock - tick
-                    flat, reward, terminated, _, info = self.env.step(
-                        action_np[:, 0] if self.discrete else action_np
-                    )
-                    timers["env"] += time.perf_counter() - tock
-                    self.rewards[t] = torch.as_tensor(reward, device=self.device)
-                    self.dones[t] = torch.as_tensor(terminated | ended, device=self.device)
-                    live = ~ended
-                    ep_return += np.where(live, reward, 0.0)
-                    ep_length += live
-                    for i in np.flatnonzero(terminated):
-                        outcome = str(info["outcome"][i])
-                        successes += bool(self.definition.is_success(outcome, ep_return[i]))
-                        done_returns.append(float(ep_return[i]))
-                        done_lengths.append(int(ep_length[i]))
-                    ep_return[terminated] = 0.0
-                    ep_length[terminated] = 0
-                    first = ended
-                    ended = terminated.copy()
-                    prev_action, prev_reward = action_np, reward.astype(np.float32)
-                step += n * horizon
+        with recorder:
+            for update in range(1, cfg.updates + 1):
+                episodes = self._collect()
+                step += cfg.steps_per_update
                 tick = time.perf_counter()
-                with torch.no_grad():
-                    rows = self.inputs.build(flat, prev_action, prev_reward, ended, first)
-                    x = torch.as_tensor(rows, device=self.device)
-                    if self.model.recurrent:
-                        clear = None if cfg.memory_across_episodes else first_t.new_tensor(first)
-                        _, next_value, _ = self.model(
-                            x[None], state, None if clear is None else clear[None]
-                        )
-                        next_value = next_value[0]
-                    else:
-                        _, next_value, _ = self.model(x, state)
-                timers["forward"] += time.perf_counter() - tick
-                tick = time.perf_counter()
-                stats = self._learn(next_value, initial)
-                timers["learn"] += time.perf_counter() - tick
-                elapsed = time.perf_counter() - start
-                episodes = len(done_returns)
-                row = {
-                    "step": step,
-                    "update": update,
-                    "episodes": episodes,
-                    "success_rate": successes / episodes if episodes else float("nan"),
-                    "mean_return": float(np.mean(done_returns)) if episodes else float("nan"),
-                    "mean_length": float(np.mean(done_lengths)) if episodes else float("nan"),
-                    "steps_per_second": step / elapsed,
-                    **stats,
-                    "seconds": elapsed,
-                    "env_seconds": timers["env"],
-                    "forward_seconds": timers["forward"],
-                    "learn_seconds": timers["learn"],
-                }
-                out.writerow(row)
-                fh.flush()
-                history.append(row)
-                if writer is not None:
-                    for key in ("success_rate", "mean_return", "entropy", "approx_kl"):
-                        writer.add_scalar(f"train/{key}", row[key], step)
-                    writer.add_scalar("train/steps_per_second", row["steps_per_second"], step)
-                if bar is not None:
-                    bar.update(n * horizon)
-                    bar.set_postfix(success=f"{row['success_rate']:.1%}", refresh=False)
-                if update % cfg.checkpoint_every == 0 or update == updates:
+                stats = self._learn()
+                self.scheduler.step()
+                self.timers["learn"] += time.perf_counter() - tick
+                recorder.record(update, step, episodes, stats, self.timers)
+                if update % cfg.checkpoint_every == 0 or update == cfg.updates:
                     save_checkpoint(ckpt_path, self.model, cfg, step, self.env.encoder.size)
-        if bar is not None:
-            bar.close()
-        if writer is not None:
-            writer.close()
-        plot = _plot(csv_path, self.out_dir / "curve.png", cfg)
-        elapsed = time.perf_counter() - start
-        tail = history[-max(1, len(history) // 10) :]
-        total_eps = sum(r["episodes"] for r in tail)
-        success = (
-            sum(r["success_rate"] * r["episodes"] for r in tail if r["episodes"]) / total_eps
-            if total_eps
-            else 0.0
-        )
+        plot = _plot(recorder.csv_path, self.out_dir / "curve.png", cfg, reference_episodes)
+        elapsed = recorder.elapsed()
         seconds = {
-            "env": timers["env"],
-            "forward": timers["forward"] + timers["learn"] - self.backward_seconds,
+            "env": self.timers["env"],
+            "forward": self.timers["forward"] + self.timers["learn"] - self.backward_seconds,
             "backward": self.backward_seconds,
-            "other": elapsed - sum(timers.values()),
+            "other": elapsed - sum(self.timers.values()),
         }
         return TrainResult(
             out_dir=self.out_dir,
             checkpoint=ckpt_path,
-            csv=csv_path,
+            csv=recorder.csv_path,
             plot=plot,
             steps=step,
-            success_rate=success,
-            steps_per_second=step / elapsed,
+            success_rate=recorder.tail_success(),
+            steps_per_second=recorder.steps_per_second(step),
             seconds=seconds,
         )
 
-    def _advantages(self, next_value: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def _start(self) -> _Carry:
+        cfg, n = self.config, self.config.num_envs
+        flat, _ = self.env.reset(seed=cfg.seed)
+        return _Carry(
+            flat=flat,
+            state=self.model.initial_state(n, self.device),
+            ended=np.zeros(n, dtype=bool),
+            first=np.ones(n, dtype=bool),
+            prev_action=np.zeros((n, len(self.nvec)), dtype=np.int64),
+            prev_reward=np.zeros(n, dtype=np.float32),
+            ep_return=np.zeros(n),
+            ep_length=np.zeros(n, dtype=np.int64),
+        )
+
+    # --- collect ------------------------------------------------------------------------------
+
+    def _act(self, x: torch.Tensor, first: torch.Tensor, mask: torch.Tensor | None) -> Any:
+        """Action, log-probability and value of every sub-env; advances the memory."""
+        c = self.carry
+        with torch.no_grad():
+            if self.model.recurrent:
+                clear = None if self.config.memory_across_episodes else first[None]
+                logits, value, c.state = self.model(x[None], c.state, clear)
+                logits, value = logits[0], value[0]
+            else:
+                logits, value, _ = self.model(x, c.state)
+            action, logp = sample(masked_logits(logits, mask), self.nvec, self.generator)
+        return action, logp, value
+
+    def _collect(self) -> _Episodes:
+        """Plays ``rollout`` steps of every sub-env into the buffers."""
+        cfg, c, dev, timers = self.config, self.carry, self.device, self.timers
+        same_step = cfg.same_step
+        self.initial = tuple(s.clone() for s in c.state)
+        done = _Episodes()
+        for t in range(cfg.rollout):
+            tick = time.perf_counter()
+            rows = self.inputs.build(c.flat, c.prev_action, c.prev_reward, c.ended, c.first)
+            x = torch.as_tensor(rows, device=dev)
+            first_t = torch.as_tensor(c.first, device=dev)
+            self.obs[t] = x
+            self.first[t] = first_t
+            self.valid[t] = torch.as_tensor(~c.ended, device=dev)
+            mask_t = None
+            if self.masks is not None:
+                mask_t = torch.as_tensor(self._mask(), device=dev)
+                self.masks[t] = mask_t
+            action, logp, value = self._act(x, first_t, mask_t)
+            self.actions[t] = action
+            self.logps[t] = logp
+            self.values[t] = value
+            action_np = action.cpu().numpy()
+            tock = time.perf_counter()
+            timers["forward"] += tock - tick
+            if self.shaping is not None:
+                before = self.shaping.potential(self.base.batch)
+            flat, reward, terminated, _, info = self.env.step(
+                action_np[:, 0] if self.discrete else action_np
+            )
+            learn_reward = reward
+            if self.shaping is not None:
+                after = self.shaping.potential(self.base.batch)  # before any reset
+                after[terminated] = 0.0
+                # a reset step (next-step autoreset) learns nothing: it keeps its own reward
+                learn_reward = np.where(c.ended, reward, reward + after - before)
+            if same_step and terminated.any():
+                # The next episode starts now: no step is spent on the reset.
+                flat, _ = self.env.reset(options={"reset_mask": terminated})
+            timers["env"] += time.perf_counter() - tock
+            self.rewards[t] = torch.as_tensor(learn_reward, device=dev, dtype=torch.float32)
+            self.dones[t] = torch.as_tensor(terminated | c.ended, device=dev)
+            live = ~c.ended
+            c.ep_return += np.where(live, reward, 0.0)
+            c.ep_length += live
+            for i in np.flatnonzero(terminated):
+                outcome = str(info["outcome"][i])
+                done.successes += bool(self.definition.is_success(outcome, c.ep_return[i]))
+                done.returns.append(float(c.ep_return[i]))
+                done.lengths.append(int(c.ep_length[i]))
+            c.ep_return[terminated] = 0.0
+            c.ep_length[terminated] = 0
+            if same_step:
+                c.first = terminated.copy()
+            else:
+                c.first, c.ended = c.ended, terminated.copy()
+            c.prev_action, c.prev_reward = action_np, reward.astype(np.float32)
+            c.flat = flat
+        tick = time.perf_counter()
+        self.next_value = self._bootstrap()
+        timers["forward"] += time.perf_counter() - tick
+        return done
+
+    def _bootstrap(self) -> torch.Tensor:
+        """The value of the observation after the rollout (its memory is not advanced)."""
+        cfg, c = self.config, self.carry
+        with torch.no_grad():
+            rows = self.inputs.build(c.flat, c.prev_action, c.prev_reward, c.ended, c.first)
+            x = torch.as_tensor(rows, device=self.device)
+            if not self.model.recurrent:
+                return self.model(x, c.state)[1]
+            first = torch.as_tensor(c.first, device=self.device)[None]
+            clear = None if cfg.memory_across_episodes else first
+            return self.model(x[None], c.state, clear)[1][0]
+
+    # --- learn --------------------------------------------------------------------------------
+
+    def _advantages(self, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """GAE over the rollout from ``values``; returns (advantages, value targets).
+
+        Runs before every minibatch with refreshed values: the one-step errors are computed
+        for the whole rollout at once, and only the backward recursion loops over steps."""
         cfg = self.config
-        advantages = torch.zeros_like(self.rewards)
-        last = torch.zeros_like(next_value)
-        for t in reversed(range(cfg.rollout)):
-            follow = next_value if t == cfg.rollout - 1 else self.values[t + 1]
-            carry = (~self.dones[t]).float()
-            delta = self.rewards[t] + cfg.gamma * follow * carry - self.values[t]
-            last = delta + cfg.gamma * cfg.gae_lambda * carry * last
+        carry = (~self.dones).float()
+        following = torch.cat([values[1:], self.next_value[None]])
+        deltas = self.rewards + cfg.gamma * following * carry - values
+        decay = cfg.gamma * cfg.gae_lambda * carry
+        advantages = torch.empty_like(deltas)
+        last = torch.zeros_like(self.next_value)
+        for t in range(cfg.rollout - 1, -1, -1):
+            last = deltas[t] + decay[t] * last
             advantages[t] = last
-        return advantages, advantages + self.values
+        return advantages, advantages + values
 
     def _loss(
         self,
@@ -343,6 +434,8 @@ class PPOTrainer:
         index: Any,
         advantages: torch.Tensor,
         returns: torch.Tensor,
+        old_values: torch.Tensor,
+        weight: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, dict[str, float]]:
         cfg = self.config
         valid = self.valid[index]
@@ -352,10 +445,17 @@ class PPOTrainer:
         logp, entropy, values = logp[valid], entropy[valid], values[valid]
         old, adv, ret = self.logps[index][valid], advantages[index][valid], returns[index][valid]
         adv = (adv - adv.mean()) / (adv.std() + 1e-8) if adv.numel() > 1 else adv
+        if weight is not None:  # prioritized draws: importance weights undo part of the bias
+            adv = adv * weight[valid]
         log_ratio = logp - old
         ratio = log_ratio.exp()
         pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
-        value_loss = 0.5 * (values - ret).pow(2).mean()
+        value_error = (values - ret).pow(2)
+        if cfg.value_clip > 0:
+            before = old_values[index][valid]
+            clipped = before + (values - before).clamp(-cfg.value_clip, cfg.value_clip)
+            value_error = torch.max(value_error, (clipped - ret).pow(2))
+        value_loss = 0.5 * value_error.mean()
         ent = entropy.mean()
         loss = pg + cfg.value_coef * value_loss - cfg.entropy_coef * ent
         with torch.no_grad():
@@ -368,41 +468,170 @@ class PPOTrainer:
             }
         return loss, stats
 
-    def _learn(self, next_value: torch.Tensor, initial: State) -> dict[str, float]:
+    def _minibatches(self) -> Any:
+        """Index of each minibatch of one epoch: whole rollouts of a subset of the sub-envs
+        for a recurrent policy, single cells otherwise."""
         cfg = self.config
-        advantages, returns = self._advantages(next_value)
+        if self.model.recurrent:
+            order = torch.randperm(cfg.num_envs, generator=self.generator, device=self.device)
+            return [(slice(None), g) for g in order.view(cfg.minibatches, -1)]
+        cells = cfg.rollout * cfg.num_envs
+        order = torch.randperm(cells, generator=self.generator, device=self.device)
+        return [(g // cfg.num_envs, g % cfg.num_envs) for g in order.view(cfg.minibatches, -1)]
+
+    def _prioritized(self, advantages: torch.Tensor, beta: float) -> tuple[Any, torch.Tensor]:
+        """One minibatch of whole sub-env rollouts drawn by advantage, and their weights."""
+        cfg = self.config
+        size = (advantages.abs() * self.valid).sum(0) ** cfg.priority
+        probs = (size + 1e-6) / (size.sum() + 1e-6)
+        group = torch.multinomial(probs, cfg.num_envs // cfg.minibatches, generator=self.generator)
+        weight = (cfg.num_envs * probs[group]) ** -beta
+        return (slice(None), group), weight.expand(cfg.rollout, -1)
+
+    def _learn(self) -> dict[str, float]:
+        cfg = self.config
+        # The values the advantages start from; with refresh_advantages each minibatch writes
+        # the values it just predicted back, and the next recomputes the advantages from them.
+        values = self.values.clone()
+        advantages, returns = self._advantages(values)
         totals: dict[str, float] = {}
         count = 0
+        progress = (self.scheduler.last_epoch) / max(cfg.updates, 1)
+        beta = cfg.priority_beta + (1 - cfg.priority_beta) * progress
         for _ in range(cfg.epochs):
-            if self.model.recurrent:
-                order = torch.randperm(cfg.num_envs, generator=self.generator, device=self.device)
-                groups = order.view(cfg.minibatches, -1)
-            else:
-                cells = cfg.rollout * cfg.num_envs
-                order = torch.randperm(cells, generator=self.generator, device=self.device)
-                groups = order.view(cfg.minibatches, -1)
-            for group in groups:
-                if self.model.recurrent:
-                    index: Any = (slice(None), group)
-                    state = tuple(s[:, group] for s in initial)
-                    clear = None if cfg.memory_across_episodes else self.first[index]
-                    logits, values, _ = self.model(self.obs[index], state, clear)
-                else:
-                    index = (group // cfg.num_envs, group % cfg.num_envs)
-                    logits, values, _ = self.model(self.obs[index], ())
+            batches = [None] * cfg.minibatches if cfg.priority > 0 else self._minibatches()
+            for index in batches:
+                if cfg.refresh_advantages and count:
+                    advantages, returns = self._advantages(values)
+                weight = None
+                if index is None:
+                    index, weight = self._prioritized(advantages, beta)
                 if not bool(self.valid[index].any()):
                     continue
-                loss, stats = self._loss(logits, values, index, advantages, returns)
+                if self.model.recurrent:
+                    state = tuple(s[:, index[1]] for s in self.initial)
+                    clear = None if cfg.memory_across_episodes else self.first[index]
+                    logits, new_values, _ = self.model(self.obs[index], state, clear)
+                else:
+                    logits, new_values, _ = self.model(self.obs[index], ())
+                loss, stats = self._loss(
+                    logits, new_values, index, advantages, returns, values, weight
+                )
                 tock = time.perf_counter()
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
                 self.optimizer.step()
                 self.backward_seconds += time.perf_counter() - tock
+                if cfg.refresh_advantages:
+                    values[index] = new_values.detach()
                 for key, value in stats.items():
                     totals[key] = totals.get(key, 0.0) + value
                 count += 1
         return {key: value / max(count, 1) for key, value in totals.items()}
+
+
+def _check_memory(cfg: PPOConfig, input_size: int, logits: int) -> None:
+    """Refuses a rollout buffer larger than half the machine's memory, before allocating it."""
+    per_sample = 4 * input_size + 8 * 4 + logits  # inputs, the per-step scalars, the mask
+    need = cfg.rollout * cfg.num_envs * per_sample
+    try:
+        have = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return
+    if need > have // 2:
+        raise ValueError(
+            f"one update's buffer ({cfg.num_envs:,} sub-envs x {cfg.rollout:,} steps x "
+            f"{input_size:,} inputs) needs {need / 2**30:.1f} GiB, more than half this "
+            f"machine's {have / 2**30:.1f} GiB; lower num_envs or rollout"
+        )
+
+
+class _Recorder:
+    """The record phase: one CSV row per update, TensorBoard scalars, the progress bar.
+
+    Steps/s leaves out the first update, which also compiles the env's kernels (when Numba's
+    cache is empty) and warms torch up; with one update only it is all there is."""
+
+    def __init__(self, out_dir: Path, cfg: PPOConfig, progress: bool, tensorboard: bool) -> None:
+        self.cfg = cfg
+        self.csv_path = out_dir / "progress.csv"
+        self.out_dir = out_dir
+        self.progress = progress
+        self.tensorboard = tensorboard
+        self.history: list[dict[str, float]] = []
+        self.first_update: tuple[int, float] | None = None  # (steps, seconds) at its end
+
+    def __enter__(self) -> _Recorder:
+        self.fh = open(self.csv_path, "w", newline="")
+        self.out = csv.DictWriter(self.fh, fieldnames=CSV_COLUMNS)
+        self.out.writeheader()
+        self.writer = _tensorboard(self.out_dir) if self.tensorboard else None
+        self.bar = _progress_bar(self.cfg, self.progress)
+        self.start = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.fh.close()
+        if self.bar is not None:
+            self.bar.close()
+        if self.writer is not None:
+            self.writer.close()
+        self.end = time.perf_counter()
+
+    def elapsed(self) -> float:
+        return getattr(self, "end", time.perf_counter()) - self.start
+
+    def steps_per_second(self, step: int) -> float:
+        elapsed = self.elapsed()
+        if self.first_update is None or step <= self.first_update[0]:
+            return step / elapsed if elapsed > 0 else float("nan")
+        steps, seconds = self.first_update
+        return (step - steps) / max(elapsed - seconds, 1e-9)
+
+    def record(
+        self,
+        update: int,
+        step: int,
+        episodes: _Episodes,
+        stats: dict[str, float],
+        timers: dict[str, float],
+    ) -> None:
+        elapsed = time.perf_counter() - self.start
+        count = len(episodes.returns)
+        row = {
+            "step": step,
+            "update": update,
+            "episodes": count,
+            "success_rate": episodes.successes / count if count else float("nan"),
+            "mean_return": float(np.mean(episodes.returns)) if count else float("nan"),
+            "mean_length": float(np.mean(episodes.lengths)) if count else float("nan"),
+            "steps_per_second": self.steps_per_second(step),
+            **stats,
+            "seconds": elapsed,
+            "env_seconds": timers["env"],
+            "forward_seconds": timers["forward"],
+            "learn_seconds": timers["learn"],
+        }
+        if self.first_update is None:
+            self.first_update = (step, elapsed)
+        self.out.writerow(row)
+        self.fh.flush()
+        self.history.append(row)
+        if self.writer is not None:
+            for key in ("success_rate", "mean_return", "entropy", "approx_kl"):
+                self.writer.add_scalar(f"train/{key}", row[key], step)
+            self.writer.add_scalar("train/steps_per_second", row["steps_per_second"], step)
+        if self.bar is not None:
+            self.bar.update(self.cfg.steps_per_update)
+            self.bar.set_postfix(success=f"{row['success_rate']:.1%}", refresh=False)
+
+    def tail_success(self) -> float:
+        """Success over the training episodes of the last 10 % of the updates."""
+        tail = self.history[-max(1, len(self.history) // 10) :]
+        total = sum(r["episodes"] for r in tail)
+        wins = sum(r["success_rate"] * r["episodes"] for r in tail if r["episodes"])
+        return wins / total if total else 0.0
 
 
 def _progress_bar(cfg: PPOConfig, enabled: bool) -> Any:
@@ -413,8 +642,14 @@ def _progress_bar(cfg: PPOConfig, enabled: bool) -> Any:
     from tqdm import tqdm
 
     name = cfg.env_id.split("/")[-1]
+    # Without this line the bar would sit at 0 % while the kernels compile.
+    print(
+        "the first update compiles the env's kernels when Numba's cache is empty (a minute or "
+        "more, once per install; `hiddengrid compile` does it ahead) and is left out of steps/s",
+        file=sys.stderr,
+    )
     return tqdm(
-        total=cfg.total_steps,
+        total=cfg.steps,
         unit="step",
         unit_scale=True,
         desc=f"{name} {cfg.policy}",
@@ -433,13 +668,41 @@ def _tensorboard(out_dir: Path) -> Any:
     return SummaryWriter(log_dir=str(out_dir / "tensorboard"))
 
 
-def _plot(csv_path: Path, png_path: Path, cfg: PPOConfig) -> Path | None:
+REFERENCE_SEED = 1_000_000  # reference lines are scored away from the published seeds
+
+
+def reference_rates(env_id: str, episodes: int) -> tuple[dict[str, float], dict[str, float]]:
+    """Success rate and mean return of each of the env's own agents over ``episodes``
+    episodes (seeds from :data:`REFERENCE_SEED`), named with the count, for the curve."""
+    from hiddengrid.evaluate import run_episodes
+
+    success, returns = {}, {}
+    for agent in definition_of(env_id).agents:
+        r = run_episodes(env_id, agent, episodes, seed=REFERENCE_SEED)
+        success[agent] = r.success_rate
+        returns[agent] = r.mean_return
+    return success, returns
+
+
+def _plot(csv_path: Path, png_path: Path, cfg: PPOConfig, reference_episodes: int) -> Path | None:
     try:
         from hiddengrid.train.plot import plot_curves
     except ImportError:
         return None
+    success, returns = (
+        reference_rates(cfg.env_id, reference_episodes) if reference_episodes else ({}, {})
+    )
+    memory = ", memory across episodes" if cfg.memory_across_episodes else ""
+    label = f"PPO {cfg.policy}{memory}, seed {cfg.seed}"
+    note = f" (grey: the env's agents, {reference_episodes:,} episodes)" if success else ""
     try:
-        plot_curves([csv_path], png_path, title=f"{cfg.env_id} PPO {cfg.policy}")
+        plot_curves(
+            {label: [csv_path]},
+            png_path,
+            title=f"{cfg.env_id}: {label}{note}",
+            references=success,
+            return_references=returns,
+        )
     except ImportError:
         return None
     return png_path

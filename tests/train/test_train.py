@@ -28,13 +28,26 @@ TINY = {"num_envs": 8, "rollout": 8, "minibatches": 2, "hidden": 16, "total_step
 
 
 def tiny(env_id: str, tmp: Path, **extra: object) -> object:
+    extra = {"reference_episodes": 0, **extra}
     return train(env_id, out_dir=tmp, progress=False, **{**TINY, **extra})
 
 
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"total_steps": 0}, "total_steps must be a positive integer"),
+        ({"total_steps": 0}, r"total_steps must be an integer in 1\.\.1,000,000,000,000, got 0"),
+        ({"hidden": 99_999_999_999}, r"hidden must be an integer in 1\.\.4,096, got 99999999999"),
+        ({"threads": 10**20}, r"threads must be an integer in 1\.\.1,024"),
+        ({"seed": 2**64}, r"seed must be an integer in 0\.\.18446744073709551615 \(64 bits\)"),
+        ({"seed": 10**5000}, r"got a number of about 5,001 digits$"),
+        ({"num_envs": 65_536, "rollout": 4096}, "at most 4,194,304 samples per update"),
+        ({"autoreset": "never"}, "autoreset must be one of auto, same_step, next_step"),
+        ({"lr_schedule": "step"}, "lr_schedule must be one of cosine, linear, constant"),
+        ({"value_clip": -1.0}, "value_clip must be >= 0"),
+        (
+            {"policy": "gru", "memory_across_episodes": True, "autoreset": "same_step"},
+            "memory_across_episodes needs autoreset next_step",
+        ),
         ({"policy": "transformer"}, "policy must be one of mlp, gru, lstm"),
         ({"memory_across_episodes": True}, "needs a recurrent policy"),
         ({"num_envs": 6, "rollout": 1, "minibatches": 4}, "must be a multiple of minibatches"),
@@ -84,7 +97,8 @@ def test_advantages_match_a_hand_computation(tmp_path: Path) -> None:
     trainer.rewards[:, 0] = torch.tensor([0.0, 1.0, 0.0, 2.0])
     trainer.values[:, 0] = torch.tensor([0.4, 0.2, 0.8, 0.6])
     trainer.dones[:, 0] = torch.tensor([False, True, False, False])
-    adv, ret = trainer._advantages(torch.tensor([1.0]))
+    trainer.next_value = torch.tensor([1.0])
+    adv, ret = trainer._advantages(trainer.values)
     g = lam = 0.5
     d3 = 2.0 + g * 1.0 - 0.6
     d2 = 0.0 + g * 0.6 - 0.8
