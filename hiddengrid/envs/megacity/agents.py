@@ -395,7 +395,7 @@ def oracle_rollouts(
     progress, activated, step, integrity, air, power, districts, research, components,
     scanned, power_paid,
     view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
-    view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask,
+    view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask, draw,
 ) -> None:  # fmt: skip
     """Every slot j holds a copy of one start state; each draws a plan (targets ordered by
     load plus noise, a number of taps, an air margin, a stress margin) and plays it to the

@@ -10,7 +10,7 @@ from gymnasium import spaces
 from numba import njit
 
 from hiddengrid.core.batch import Batch
-from hiddengrid.core.definition import from_modules
+from hiddengrid.core.definition import from_modules, unexpected_keywords
 from hiddengrid.core.single_env import HiddenGridEnv
 from hiddengrid.core.vector_env import HiddenGridVectorEnv
 from hiddengrid.envs.megacity import generator, render, rules, text
@@ -19,7 +19,10 @@ from hiddengrid.envs.megacity.agents import AGENTS
 from hiddengrid.envs.megacity.constants import (
     CHANNEL_SPEED,
     CONDUIT_DAMPS,
+    DEFAULT_LEVEL,
     GRID,
+    LEVEL_DRAWS,
+    LEVELS,
     NUM_ACTIONS,
     NUM_COMPONENTS,
     NUM_RULES,
@@ -157,8 +160,26 @@ def extra_action_check(batch: Batch, actions: np.ndarray) -> None:
         )
 
 
+def configure(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The one argument, ``level``: 0, 1, 2 or 3 (the default, the full difficulty)."""
+    options = dict(options)
+    level = options.pop("level", DEFAULT_LEVEL)
+    if options:
+        raise unexpected_keywords("Megacity", options, "only 'level'")
+    valid = ", ".join(map(str, LEVELS))
+    if isinstance(level, bool | np.bool_) or not isinstance(level, int | np.integer):
+        raise ValueError(
+            f"level must be an int, one of {valid} (default {DEFAULT_LEVEL}), got {level!r}"
+        )
+    if int(level) not in LEVELS:
+        raise ValueError(f"level must be one of {valid} (default {DEFAULT_LEVEL}), got {level!r}")
+    return {"level": int(level)}
+
+
 def setup(batch: Batch) -> None:
-    """Before the first reset only "wait" is marked legal (so a mask is never empty)."""
+    """The level's generator parameters into every sub-env's ``draw`` row; before the first
+    reset only "wait" is marked legal (so a mask is never empty)."""
+    batch["draw"][:] = LEVEL_DRAWS[batch.config["level"]]
     batch["mask"][:, WAIT] = True
 
 
@@ -177,6 +198,7 @@ DEFINITION = from_modules(
     observation_space=observation_space,
     action_space=action_space,
     outcomes=OUTCOMES,
+    configure=configure,
     setup=setup,
     step_info=step_info,
     vector_info=vector_info,
