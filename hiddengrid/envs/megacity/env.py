@@ -295,9 +295,10 @@ class MegacityEnv(HiddenGridEnv):
     ## Rewards
     +2 per integrity point gained, +1 per air point gained, +5 per core online (once), +3 the
     first time power > 80, +4 per rule decoded (research stage 3), +0.5 per step with
-    integrity > 80 and air > 60, -2 per integrity point below 80 and -1 per air point below 60
-    every step, +40 at step 40 with >= 6 districts, integrity > 80, air > 60, power >= 0, -40
-    on collapse or suffocation.
+    integrity > 80 and air > 60, -2 per integrity point lost below 80 and -1 per air point lost
+    below 60, on the step it is lost (``-2 * max(0, min(before, 80) - after)``, the same for air
+    with 60), +40 at step 40 with >= 6 districts, integrity > 80, air > 60, power >= 0, -40 on
+    collapse or suffocation.
 
     ## Termination
     Integrity 0 (``"collapse"``) or air 0 (``"suffocation"``) ends the episode at once;
@@ -311,6 +312,9 @@ class MegacityEnv(HiddenGridEnv):
 
     ## Arguments
     ``render_mode``: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (needs pygame).
+    ``level``: 0, 1, 2 or 3 (default 3, the full difficulty). A level changes only what a reset
+    draws (gentler rock, a more exact survey, fewer seams at lower levels), never the physics,
+    the spaces or the rewards; the parameters per level are on the docs page.
 
     ## Scenario
     ``{"seams": 5x5 of 0..4, "faults": 5x5 of 0/1, "stress": 5x5 of 0..100, "airflow": 5x5x2
@@ -318,7 +322,8 @@ class MegacityEnv(HiddenGridEnv):
     ``reset(options={"scenario": ...})``.
 
     ## Registered Configurations
-    ``hiddengrid/Megacity-v0``
+    ``hiddengrid/Megacity-v0`` (``gymnasium.make("hiddengrid/Megacity-v0", level=0)`` for
+    level 0)
     """
 
     definition = DEFINITION

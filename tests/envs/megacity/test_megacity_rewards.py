@@ -91,7 +91,7 @@ def test_air_deficit_is_charged_once_per_point_lost_below_60() -> None:
     env = make_env(scenario_with(airflow=east))
     cells = state(env, "cells")
     cells[0, 0] = cells[0, 1] = cells[0, 2] = 2  # three cores breathe, no shaft: -3 a step
-    poke(env, air=62, power=200)
+    poke(env, air=62, power=80)  # not above 80: no power milestone
     _, r, *_, info = act(env, "wait")  # 62 -> 59: only the point below 60 is charged
     assert info["metrics"]["air"] == 59
     only(info, air_deficit=-1.0)
@@ -105,6 +105,7 @@ def test_air_deficit_is_charged_once_per_point_lost_below_60() -> None:
     assert info["metrics"]["air"] == 52
     only(info, air_gain=1.0)
     assert r == 1.0
+    poke(env, power=80)  # the upkeep of three cores, 9 a step, would soon brown out
     act(env, "excavate", (4, 2))
     _, r, *_, info = act(env, "vent", (4, 2), "east")  # 53 + 6 - 3: up 3, no charge below 60
     assert info["metrics"]["air"] == 56
@@ -114,7 +115,7 @@ def test_air_deficit_is_charged_once_per_point_lost_below_60() -> None:
 def test_air_above_60_is_never_charged() -> None:
     env = make_env(scenario_with())
     state(env, "cells")[0, 0] = 2  # one core breathes: -1 a step
-    poke(env, air=70, power=200)
+    poke(env, air=70, power=80)
     for expected in (69, 68, 67):
         _, _r, *_, info = act(env, "wait")
         assert info["metrics"]["air"] == expected
