@@ -139,8 +139,8 @@ NUM_DRAW_PARAMS = 6
 LEVEL_DRAWS = np.array(
     [
         [2, 2, 4, 2, 2, 1],  # 0
-        [5, 3, 6, 3, 4, 1],  # 1
-        [8, 4, 8, 4, 6, 2],  # 2
+        [6, 4, 6, 4, 4, 2],  # 1
+        [9, 5, 8, 5, 6, 2],  # 2
         [STRESS_BASE, OVERBURDEN_STEP, ROCK_GRAIN, SEAM_LOAD_STEP, SURVEY_ERROR, MAX_SEAMS],  # 3
     ],
     dtype=np.int64,

@@ -31,9 +31,9 @@ from hiddengrid.envs.megacity.constants import (
 PINNED_DRAWS = {
     0: {"stress_base": 2, "overburden_step": 2, "rock_grain": 4, "seam_load_step": 2,
         "survey_error": 2, "max_seams": 1},
-    1: {"stress_base": 5, "overburden_step": 3, "rock_grain": 6, "seam_load_step": 3,
-        "survey_error": 4, "max_seams": 1},
-    2: {"stress_base": 8, "overburden_step": 4, "rock_grain": 8, "seam_load_step": 4,
+    1: {"stress_base": 6, "overburden_step": 4, "rock_grain": 6, "seam_load_step": 4,
+        "survey_error": 4, "max_seams": 2},
+    2: {"stress_base": 9, "overburden_step": 5, "rock_grain": 8, "seam_load_step": 5,
         "survey_error": 6, "max_seams": 2},
     3: {"stress_base": 12, "overburden_step": 5, "rock_grain": 8, "seam_load_step": 5,
         "survey_error": 8, "max_seams": 2},
