@@ -183,5 +183,10 @@ def test_the_learnability_policies_use_their_own_seeded_streams() -> None:
     np.random.seed(1)  # global state plays no part
     first = returns(noisy, 3, 8)
     np.random.seed(2)
-    assert returns(noisy, 3, 4) == first  # the same episodes in any batch
+    assert returns(noisy, 3, 8) == first
     assert returns(noisy, 4, 8) != first  # another seed, other replacements
+    # episode i's choices come from stream seed + i alone: two batches of four, their agents
+    # seeded 3 and 7, play the eight episodes as one batch seeded 3 does
+    halves = redteam.play(lambda env: noisy(env, seed=3), 4, seed=1_000_000).returns
+    halves += redteam.play(lambda env: noisy(env, seed=7), 4, seed=1_000_004).returns
+    assert halves == first
