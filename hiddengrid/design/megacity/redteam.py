@@ -35,6 +35,7 @@ from hiddengrid.envs.megacity.constants import (
     BUILD_BASE,
     CHAMBER,
     CONDUIT_BASE,
+    DEFAULT_LEVEL,
     DISTRICT_GOAL,
     EXCAVATE_BASE,
     GRID,
@@ -228,11 +229,14 @@ PLAN_SEED = 1_000_000  # the fixed plans are the oracle's for seeds PLAN_SEED ..
 NUM_FIXED_PLANS = 12
 
 
-def fixed_plans(count: int = NUM_FIXED_PLANS) -> np.ndarray:
-    """The oracle's plans for ``count`` fixed episodes: strong plans for *some* geology."""
+def fixed_plans(count: int = NUM_FIXED_PLANS, level: int = DEFAULT_LEVEL) -> np.ndarray:
+    """The oracle's plans for ``count`` fixed episodes of ``level``: strong plans for *some*
+    geology."""
     from hiddengrid.envs.megacity.agents import OracleAgent
 
-    venv = gym.make_vec(ENV_ID, num_envs=count, vectorization_mode="vector_entry_point")
+    venv = gym.make_vec(
+        ENV_ID, num_envs=count, vectorization_mode="vector_entry_point", level=level
+    )
     venv.reset(seed=PLAN_SEED)
     oracle = OracleAgent(venv.unwrapped, seed=PLAN_SEED)
     for i in range(count):
@@ -267,14 +271,20 @@ class Tally:
 
 
 def play(
-    make_agent: Callable[[Any], BatchAgent], episodes: int, seed: int = 0, batch: int = 2048
+    make_agent: Callable[[Any], BatchAgent],
+    episodes: int,
+    seed: int = 0,
+    batch: int = 2048,
+    level: int = DEFAULT_LEVEL,
 ) -> Tally:
-    """Plays ``episodes`` seeded episodes (sub-env i of a batch starting at seed s plays seed
-    s + i) and tallies wins, returns and reward terms."""
+    """Plays ``episodes`` seeded episodes of ``level`` (sub-env i of a batch starting at seed
+    s plays seed s + i) and tallies wins, returns and reward terms."""
     tally = Tally()
     for offset in range(0, episodes, batch):
         n = min(batch, episodes - offset)
-        venv = gym.make_vec(ENV_ID, num_envs=n, vectorization_mode="vector_entry_point")
+        venv = gym.make_vec(
+            ENV_ID, num_envs=n, vectorization_mode="vector_entry_point", level=level
+        )
         base = venv.unwrapped
         agent = make_agent(base)
         obs, _ = venv.reset(seed=seed + offset)

@@ -220,13 +220,60 @@ def ventilated_by(j, r, c, step, air0, vents, baffled) -> bool:
 
 
 @njit(cache=True)
+def chosen(j, k, targets, ntargets) -> bool:
+    """Cell k is one of the plan's targets."""
+    for q in range(ntargets[j]):  # noqa: SIM110 (a loop Numba compiles as it is)
+        if targets[j, q] == k:
+            return True
+    return False
+
+
+@njit(cache=True)
+def cell_load(j, r, c, margin, b_stress, b_seams) -> int:
+    """The load an open cell is believed to carry until its core is online (the creep of
+    CORE_DELAY + 1 more steps, the survey margin, the seam's shear)."""
+    load = b_stress[j, r, c] + margin + CREEP * (CORE_DELAY + 1)
+    if on_seam(j, r, c, b_seams):
+        load += SEAM_SHEAR
+    return load
+
+
+@njit(cache=True)
+def tend(
+    j, k, margin, b_stress, b_seams, air0, cells, supports, vents, components, step, mask,
+    baffled,
+) -> int:  # fmt: skip
+    """The next action that brings open cell k online: a support if the believed load needs
+    one, a shaft if none in reach draws to the end, then the core; -1 when nothing is left to
+    do (WAIT when the action is not affordable now)."""
+    r = k // GRID
+    c = k % GRID
+    load = cell_load(j, r, c, margin, b_stress, b_seams)
+    if supports[j, r, c] == 0 and load > ROCK_SPAN:
+        m, _ = best_material(j, r, c, b_seams, components)
+        if not on_seam(j, r, c, b_seams) and load <= ROCK_SPAN + HOLD_OFF_SEAM[TIMBER]:
+            m = TIMBER  # cheaper, and enough
+        a = SUPPORT_BASE + (m - 1) * NUM_CELLS + k
+        return a if mask[j, a] else WAIT
+    if vents[j, r, c] == 0 and not ventilated_by(j, r, c, step, air0, vents, baffled):
+        d, _ = vent_plan(j, r, c, step[j], air0, baffled, True)
+        a = VENT_BASE + 4 * k + d - 1
+        return a if mask[j, a] else WAIT
+    if cells[j, r, c] == CHAMBER:
+        a = BUILD_BASE + k
+        return a if mask[j, a] else WAIT
+    return -1
+
+
+@njit(cache=True)
 def plan_action(
     j, margin, taps_wanted, slack, b_stress, b_seams, b_faults, air0,
     cells, supports, vents, conduits, research, components, air, step, targets, ntargets, mask,
 ) -> int:  # fmt: skip
     """The next action of the plan: taps on the believed fault, a shaft when the air would
-    run short by the end, then each target in order (excavate, support if the believed load
-    needs it, a shaft if none is within reach, build)."""
+    run short by the end, then any open cell the plan did not choose (a stray action's), then
+    each target in order (excavate, support if the believed load needs it, a shaft if none is
+    within reach, build)."""
     baffled = research[j, AIRFLOW] >= DECODED
     # 1. geothermal taps on the believed fault cells
     taps = 0
@@ -276,13 +323,29 @@ def plan_action(
                 best_d = d
         if best >= 0 and mask[j, VENT_BASE + 4 * best + best_d - 1]:
             return VENT_BASE + 4 * best + best_d - 1
-    # 3. the targets, in order, until six are open
+    # 3. open cells the plan did not choose (a stray action opened them): they creep like any
+    # chamber, so each is brought online like a target (or at least shored up when no support
+    # carries it), and counts towards the six when it can hold
     opened = 0
-    for q in range(ntargets[j]):
-        k = targets[j, q]
+    for k in range(NUM_CELLS):
         r = k // GRID
         c = k % GRID
         kind = cells[j, r, c]
+        if kind == ROCK or chosen(j, k, targets, ntargets):
+            continue
+        holds = kind == DISTRICT or cell_load(j, r, c, margin, b_stress, b_seams) <= (
+            ROCK_SPAN + best_material(j, r, c, b_seams, components)[1]
+        )
+        opened += holds
+        if kind != DISTRICT and (holds or supports[j, r, c] == 0):
+            a = tend(j, k, margin, b_stress, b_seams, air0, cells, supports, vents, components,
+                     step, mask, baffled)  # fmt: skip
+            if a >= 0:
+                return a
+    # 4. the targets, in order, until six are open
+    for q in range(ntargets[j]):
+        k = targets[j, q]
+        kind = cells[j, k // GRID, k % GRID]
         if kind == ROCK:
             if opened >= DISTRICT_GOAL:
                 continue
@@ -291,24 +354,10 @@ def plan_action(
         opened += 1
         if kind == DISTRICT:
             continue
-        load = b_stress[j, r, c] + margin + CREEP * (CORE_DELAY + 1)
-        if on_seam(j, r, c, b_seams):
-            load += SEAM_SHEAR
-        if supports[j, r, c] == 0 and load > ROCK_SPAN:
-            m, _ = best_material(j, r, c, b_seams, components)
-            if not on_seam(j, r, c, b_seams) and load <= ROCK_SPAN + HOLD_OFF_SEAM[TIMBER]:
-                m = TIMBER  # cheaper, and enough
-            a = SUPPORT_BASE + (m - 1) * NUM_CELLS + k
-            if mask[j, a]:
-                return a
-            return WAIT
-        if vents[j, r, c] == 0 and not ventilated_by(j, r, c, step, air0, vents, baffled):
-            d, total = vent_plan(j, r, c, step[j], air0, baffled, True)
-            a = VENT_BASE + 4 * k + d - 1
-            return a if mask[j, a] else WAIT
-        if kind == CHAMBER:
-            a = BUILD_BASE + k
-            return a if mask[j, a] else WAIT
+        a = tend(j, k, margin, b_stress, b_seams, air0, cells, supports, vents, components,
+                 step, mask, baffled)  # fmt: skip
+        if a >= 0:
+            return a
     return WAIT
 
 
@@ -395,7 +444,7 @@ def oracle_rollouts(
     progress, activated, step, integrity, air, power, districts, research, components,
     scanned, power_paid,
     view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
-    view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask,
+    view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask, draw,
 ) -> None:  # fmt: skip
     """Every slot j holds a copy of one start state; each draws a plan (targets ordered by
     load plus noise, a number of taps, an air margin, a stress margin) and plays it to the

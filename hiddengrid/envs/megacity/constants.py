@@ -116,6 +116,36 @@ ROCK_GRAIN = 8  # uniform 0..ROCK_GRAIN-1 of true stress per cell (in every obse
 SURVEY_ERROR = 8  # the stress map is off by a fixed -8..+8 per cell (the scan does not fix it)
 CHANNEL_SPEED = 2  # airflow magnitude in the draft channel, 1 elsewhere
 
+# --- levels ------------------------------------------------------------------------------------
+# A level changes only what a reset draws (the initial map conditions): never an equation, an
+# action, the observation space or a reward. Level 3, the default, is the full difficulty and
+# draws exactly what the constants above say; lower levels draw gentler rock (lower stress, less
+# load along the seams), a more exact survey and fewer seams. The fault line is drawn the same
+# way at every level: it is where the power is, and finding it is the task at every level.
+LEVELS = (0, 1, 2, 3)
+DEFAULT_LEVEL = 3
+# The generator's parameters of a level, in this order (one row of LEVEL_DRAWS per level; a
+# sub-env holds its row in the "draw" field, so the physics never reads it).
+DRAW_PARAMS = (
+    "stress_base",  # STRESS_BASE
+    "overburden_step",  # OVERBURDEN_STEP
+    "rock_grain",  # ROCK_GRAIN: the grain is uniform on 0..rock_grain-1
+    "seam_load_step",  # SEAM_LOAD_STEP
+    "survey_error",  # SURVEY_ERROR: the survey errs by a fixed -e..+e per cell
+    "max_seams",  # MAX_SEAMS: 1..max_seams seams
+)
+D_STRESS_BASE, D_OVERBURDEN, D_GRAIN, D_SEAM_LOAD, D_SURVEY, D_MAX_SEAMS = range(6)
+NUM_DRAW_PARAMS = 6
+LEVEL_DRAWS = np.array(
+    [
+        [2, 2, 4, 2, 2, 1],  # 0
+        [6, 4, 6, 4, 4, 2],  # 1
+        [9, 5, 8, 5, 6, 2],  # 2
+        [STRESS_BASE, OVERBURDEN_STEP, ROCK_GRAIN, SEAM_LOAD_STEP, SURVEY_ERROR, MAX_SEAMS],  # 3
+    ],
+    dtype=np.int64,
+)
+
 # --- actions -----------------------------------------------------------------------------------
 ACTION_TYPES = ("excavate", "support", "vent", "conduit", "build", "research", "wait", "scan")
 

@@ -9,7 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from hiddengrid.core.batch import Batch
-from hiddengrid.core.definition import from_modules
+from hiddengrid.core.definition import from_modules, unexpected_keywords
 from hiddengrid.core.single_env import HiddenGridEnv
 from hiddengrid.core.vector_env import HiddenGridVectorEnv
 from hiddengrid.envs.megacity import ENV_ID, generator, render, rules, text
@@ -18,7 +18,10 @@ from hiddengrid.envs.megacity.agents import AGENTS
 from hiddengrid.envs.megacity.constants import (
     CHANNEL_SPEED,
     CONDUIT_DAMPS,
+    DEFAULT_LEVEL,
     GRID,
+    LEVEL_DRAWS,
+    LEVELS,
     NUM_ACTIONS,
     NUM_COMPONENTS,
     NUM_RULES,
@@ -131,8 +134,26 @@ def explain_masked(batch: Batch, i: int, action: int) -> str:
     return f"{decode_action(action)} is masked now, as {why}"
 
 
+def configure(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The one argument, ``level``: 0, 1, 2 or 3 (the default, the full difficulty)."""
+    options = dict(options)
+    level = options.pop("level", DEFAULT_LEVEL)
+    if options:
+        raise unexpected_keywords("Megacity", options, "only 'level'")
+    valid = ", ".join(map(str, LEVELS))
+    if isinstance(level, bool | np.bool_) or not isinstance(level, int | np.integer):
+        raise ValueError(
+            f"level must be an int, one of {valid} (default {DEFAULT_LEVEL}), got {level!r}"
+        )
+    if int(level) not in LEVELS:
+        raise ValueError(f"level must be one of {valid} (default {DEFAULT_LEVEL}), got {level!r}")
+    return {"level": int(level)}
+
+
 def setup(batch: Batch) -> None:
-    """Before the first reset only "wait" is marked legal (so a mask is never empty)."""
+    """The level's generator parameters into every sub-env's ``draw`` row; before the first
+    reset only "wait" is marked legal (so a mask is never empty)."""
+    batch["draw"][:] = LEVEL_DRAWS[batch.config["level"]]
     batch["mask"][:, WAIT] = True
 
 
@@ -151,6 +172,7 @@ DEFINITION = from_modules(
     observation_space=observation_space,
     action_space=action_space,
     outcomes=OUTCOMES,
+    configure=configure,
     setup=setup,
     step_info=step_info,
     vector_info=vector_info,
@@ -223,9 +245,10 @@ class MegacityEnv(HiddenGridEnv):
     ## Rewards
     +2 per integrity point gained, +1 per air point gained, +5 per core online (once), +3 the
     first time power > 80, +4 per rule decoded (research stage 3), +0.5 per step with
-    integrity > 80 and air > 60, -2 per integrity point below 80 and -1 per air point below 60
-    every step, +40 at step 40 with >= 6 districts, integrity > 80, air > 60, power >= 0, -40
-    on collapse or suffocation.
+    integrity > 80 and air > 60, -2 per integrity point lost below 80 and -1 per air point lost
+    below 60, on the step it is lost (``-2 * max(0, min(before, 80) - after)``, the same for air
+    with 60), +40 at step 40 with >= 6 districts, integrity > 80, air > 60, power >= 0, -40 on
+    collapse or suffocation.
 
     ## Termination
     Integrity 0 (``"collapse"``) or air 0 (``"suffocation"``) ends the episode at once;
@@ -239,6 +262,9 @@ class MegacityEnv(HiddenGridEnv):
 
     ## Arguments
     ``render_mode``: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (needs pygame).
+    ``level``: 0, 1, 2 or 3 (default 3, the full difficulty). A level changes only what a reset
+    draws (gentler rock, a more exact survey, fewer seams at lower levels), never the physics,
+    the spaces or the rewards; the parameters per level are on the docs page.
 
     ## Scenario
     ``{"seams": 5x5 of 0..4, "faults": 5x5 of 0/1, "stress": 5x5 of 0..100, "airflow": 5x5x2
@@ -246,7 +272,8 @@ class MegacityEnv(HiddenGridEnv):
     ``reset(options={"scenario": ...})``.
 
     ## Registered Configurations
-    ``hiddengrid/Megacity-v0``
+    ``hiddengrid/Megacity-v0`` (``gymnasium.make("hiddengrid/Megacity-v0", level=0)`` for
+    level 0)
     """
 
     definition = DEFINITION

@@ -32,6 +32,12 @@ from hiddengrid.core.rng import below
 from hiddengrid.core.scenario import check_keys, int_array
 from hiddengrid.envs.megacity.constants import (
     CHANNEL_SPEED,
+    D_GRAIN,
+    D_MAX_SEAMS,
+    D_OVERBURDEN,
+    D_SEAM_LOAD,
+    D_STRESS_BASE,
+    D_SURVEY,
     DIR_COL,
     DIR_ROW,
     EAST,
@@ -42,14 +48,9 @@ from hiddengrid.envs.megacity.constants import (
     FAULT_MIN_CELLS,
     FAULT_MIN_LEN,
     GRID,
-    MAX_SEAMS,
     MIN_SEAMS,
     NORTH,
-    OVERBURDEN_STEP,
-    ROCK_GRAIN,
-    SEAM_LOAD_STEP,
     SOUTH,
-    STRESS_BASE,
     STRESS_MAX,
     SURVEY_ERROR,
     WEST,
@@ -85,9 +86,9 @@ def paint_seam(seams: np.ndarray, i: int, orient: int, index: int, forward: bool
 
 
 @inline
-def draw_seams(rng: np.ndarray, i: int, seams: np.ndarray) -> None:
+def draw_seams(rng: np.ndarray, i: int, draw: np.ndarray, seams: np.ndarray) -> None:
     seams[i, :, :] = 0
-    count = MIN_SEAMS + below(rng, i, MAX_SEAMS - MIN_SEAMS + 1)
+    count = MIN_SEAMS + below(rng, i, draw[i, D_MAX_SEAMS] - MIN_SEAMS + 1)
     used_orient = -1
     used_index = -1
     drawn = 0
@@ -140,7 +141,7 @@ def draw_fault(rng: np.ndarray, i: int, seams: np.ndarray, faults: np.ndarray) -
 
 
 @inline
-def draw_stress(rng: np.ndarray, i: int, seams, faults, stress0) -> None:
+def draw_stress(rng: np.ndarray, i: int, draw: np.ndarray, seams, faults, stress0) -> None:
     heavy = 1 + below(rng, i, 4)  # the heavy edge: stress rises towards it
     for r in range(GRID):
         for c in range(GRID):
@@ -152,9 +153,10 @@ def draw_stress(rng: np.ndarray, i: int, seams, faults, stress0) -> None:
                 depth = c
             else:
                 depth = GRID - 1 - c
-            s = STRESS_BASE + OVERBURDEN_STEP * depth + below(rng, i, ROCK_GRAIN)
+            s = draw[i, D_STRESS_BASE] + draw[i, D_OVERBURDEN] * depth
+            s += below(rng, i, draw[i, D_GRAIN])
             if seams[i, r, c] != 0:
-                s += SEAM_LOAD_STEP * seam_position(seams, i, r, c)
+                s += draw[i, D_SEAM_LOAD] * seam_position(seams, i, r, c)
             if faults[i, r, c] != 0:
                 s += FAULT_LOAD
             else:
@@ -181,20 +183,22 @@ def draw_airflow(rng: np.ndarray, i: int, airflow0) -> None:
 
 
 @inline
-def draw_survey(rng: np.ndarray, i: int, survey) -> None:
+def draw_survey(rng: np.ndarray, i: int, draw: np.ndarray, survey) -> None:
+    e = draw[i, D_SURVEY]
     for r in range(GRID):
         for c in range(GRID):
-            survey[i, r, c] = below(rng, i, 2 * SURVEY_ERROR + 1) - SURVEY_ERROR
+            survey[i, r, c] = below(rng, i, 2 * e + 1) - e
 
 
 @kernel
-def draw_scenario(rng, i, seams, faults, stress0, airflow0, survey) -> None:
-    """Seams, then the fault line, the stress map, the airflow field, the survey error."""
-    draw_seams(rng, i, seams)
+def draw_scenario(rng, i, draw, seams, faults, stress0, airflow0, survey) -> None:
+    """Seams, then the fault line, the stress map, the airflow field, the survey error, with
+    the parameters of the sub-env's level (``draw[i]``, a row of LEVEL_DRAWS)."""
+    draw_seams(rng, i, draw, seams)
     draw_fault(rng, i, seams, faults)
-    draw_stress(rng, i, seams, faults, stress0)
+    draw_stress(rng, i, draw, seams, faults, stress0)
     draw_airflow(rng, i, airflow0)
-    draw_survey(rng, i, survey)
+    draw_survey(rng, i, draw, survey)
 
 
 # --- scenarios as plain dicts -----------------------------------------------------------------

@@ -61,6 +61,7 @@ from hiddengrid.envs.megacity.constants import (
     NUM_CELLS,
     NUM_COMPONENTS,
     NUM_CONDUIT_PATHS,
+    NUM_DRAW_PARAMS,
     NUM_MATERIALS,
     NUM_RULES,
     NUM_TERMS,
@@ -161,6 +162,9 @@ FIELDS = (
     # info
     Field("terms", np.float64, (NUM_TERMS,)),  # the last step's reward terms
     Field("mask", np.bool_, (NUM_ACTIONS,)),  # legal actions now
+    # parameter (set once from the level, not reset): what the generator draws; the physics
+    # never reads it
+    Field("draw", np.int64, (NUM_DRAW_PARAMS,)),
 )
 # The observation fields derived from the state, in order: the kernels pass them on as one
 # tuple, ``views`` (Numba inlines no call with more than 30 arguments).
@@ -227,6 +231,18 @@ def integrity_change(total_overload: int, integrity: int) -> int:
     if total_overload == 0:
         return SETTLING if integrity < INTEGRITY_OK else 0
     return -((total_overload + DAMAGE_DIVISOR - 1) // DAMAGE_DIVISOR)
+
+
+@inline
+def points_lost_below(before: int, now: int, line: int) -> int:
+    """The points lost this step below the safety line: ``max(0, min(before, line) - now)``.
+
+    The deficits are charged once, on the step a point is lost (the mirror of the gain terms,
+    paid on the step a point is gained); staying low costs nothing more, since the operation
+    bonus and the victory already require the thresholds. A fall from above the line pays
+    only for the part below it.
+    """
+    return max(0, min(before, line) - now)
 
 
 @inline
@@ -794,7 +810,7 @@ def start_episode(
     damped, progress, activated, step, integrity, air, power, districts, research, components,
     scanned, power_paid,
     view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
-    view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask,
+    view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask, draw,
 ) -> None:  # fmt: skip
     """A new episode of sub-env ``i`` on its scenario (a loaded one, from Python)."""
     views = (
@@ -996,8 +1012,10 @@ def step_one(
     terms[i, T_RESEARCH] = R_RESEARCH * decoded
     if integrity[i] > INTEGRITY_OK and air[i] > AIR_OK:
         terms[i, T_OPERATION] = R_OPERATION
-    terms[i, T_INTEGRITY_DEFICIT] = R_INTEGRITY_DEFICIT * max(0, INTEGRITY_OK - integrity[i])
-    terms[i, T_AIR_DEFICIT] = R_AIR_DEFICIT * max(0, AIR_OK - air[i])
+    terms[i, T_INTEGRITY_DEFICIT] = R_INTEGRITY_DEFICIT * points_lost_below(
+        before_integrity, integrity[i], INTEGRITY_OK
+    )
+    terms[i, T_AIR_DEFICIT] = R_AIR_DEFICIT * points_lost_below(before_air, air[i], AIR_OK)
     # 6. the end
     terminated[i] = False
     if integrity[i] == 0:
@@ -1040,7 +1058,7 @@ def reset_done(
     progress, activated, step, integrity, air, power, districts, research, components,
     scanned, power_paid,
     view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
-    view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask,
+    view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask, draw,
 ) -> None:  # fmt: skip
     """Starts a new episode in every sub-env whose ``done`` flag is set (same-step
     autoreset): what ``step_all`` does for such a sub-env, without stepping the others."""
@@ -1051,7 +1069,7 @@ def reset_done(
     for i in prange(rng.shape[0]):
         if not done[i]:
             continue
-        draw_scenario(rng, i, seams, faults, stress0, airflow0, survey)
+        draw_scenario(rng, i, draw, seams, faults, stress0, airflow0, survey)
         begin_episode(
             i, seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits,
             stress, damped, progress, activated, step, integrity, air, power, districts,
@@ -1068,7 +1086,7 @@ def step_all(
     progress, activated, step, integrity, air, power, districts, research, components,
     scanned, power_paid,
     view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
-    view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask,
+    view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask, draw,
 ) -> None:  # fmt: skip
     views = (
         view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
@@ -1076,7 +1094,7 @@ def step_all(
     )  # fmt: skip
     for i in prange(actions.shape[0]):
         if done[i]:  # next-step autoreset: the action is ignored
-            draw_scenario(rng, i, seams, faults, stress0, airflow0, survey)
+            draw_scenario(rng, i, draw, seams, faults, stress0, airflow0, survey)
             begin_episode(
                 i, seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits,
                 stress, damped, progress, activated, step, integrity, air, power, districts,

@@ -108,8 +108,8 @@ the moment they are built; the outpost itself produces no power. Power cannot go
 Rewards: +2 per point of integrity gained, +1 per point of air gained, +5 per district
 activated, +3 the first time power exceeds {POWER_MILESTONE}, +4 per rule fully decoded,
 +0.5 per step with integrity > {INTEGRITY_OK} and air > {AIR_OK}, -2 per point of integrity
-below {INTEGRITY_OK} and -1 per point of air below {AIR_OK} every step, +40 for the goal at the
-end, -40 for a collapse or suffocation.
+lost below {INTEGRITY_OK} and -1 per point of air lost below {AIR_OK} (charged once, on the step
+the point is lost), +40 for the goal at the end, -40 for a collapse or suffocation.
 An action is written like "excavate (2,3)", "vent (2,3) north", "research load",
 or given by its number."""
 

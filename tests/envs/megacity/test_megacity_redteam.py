@@ -11,7 +11,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from hiddengrid.design.megacity import calibration, inference, redteam
+from hiddengrid.design.megacity import calibration, inference, learnability, redteam
 from hiddengrid.envs.megacity.agents import AGENTS
 from hiddengrid.envs.megacity.constants import GRID, OVERBURDEN_STEP, STRESS_BASE
 from hiddengrid.envs.megacity.env import ENV_ID
@@ -50,13 +50,55 @@ def test_policies_play_an_episode_the_same_way_in_any_batch(name: str) -> None:
     assert whole.returns == split.returns
 
 
-def test_the_calibration_prints_every_policy_and_every_target(capsys) -> None:
+def test_the_calibration_prints_every_level_policy_and_target(capsys) -> None:
     calibration.main(12)
     out = capsys.readouterr().out
-    for name in ("oracle", "heuristic", "random", *redteam.REDTEAM, "best of 12 fixed plans"):
-        assert f"| {name} " in out, name
-    for target in ("oracle wins", "fair expert", "red-team", "step-0 inference", "rank", "random"):
-        assert target in out, target
+    tables = out.split("### Level ")[1:]
+    assert [t[0] for t in tables] == ["0", "1", "2", "3"]
+    names = [name for name, _, _ in calibration.policies()]
+    assert "expert, 5 % random actions" in names and "expert/wait p = 0.25" in names
+    for text in tables:
+        for name in (*names, "best of 12 fixed plans"):
+            assert f"| {name} " in text, name
+        for target in ("5 % random actions returns more than waiting", "rises with p"):
+            assert target in text, target
+    assert "half of what the expert wins" in tables[0]
+    validity = ("oracle wins", "fair expert", "red-team", "step-0 inference", "rank", "random wins")
+    for target in validity:
+        assert target in tables[3], target
+    assert "oracle wins >=" not in tables[0]  # the validity targets are the default level's
+
+
+def test_the_calibration_arguments_are_checked() -> None:
+    assert calibration.parse_args([]) == (10_000, (0, 1, 2, 3))
+    assert calibration.parse_args(["50", "0,3"]) == (50, (0, 3))
+    for bad in (["0"], ["-3"], ["x"], ["10", "4"], ["10", "0,,1"], ["10", "1", "2"]):
+        with pytest.raises(ValueError, match=r"episodes|levels|arguments"):
+            calibration.parse_args(bad)
+
+
+def test_the_learnability_targets_flag_what_they_should() -> None:
+    def rows(noisy: float, mix: list[float]) -> list:
+        row = calibration.Row
+        out = [
+            row("heuristic", "agent", 50, 100, 70.0, 0.0),
+            row("wait", "red team", 0, 100, 20.0, 0.0),
+        ]
+        out.append(row("expert, 5 % random actions", "noisy expert", 30, 100, noisy, 0.0))
+        out += [
+            row(f"expert/wait p = {k}", "expert/wait", 0, 100, m, 0.0) for k, m in enumerate(mix)
+        ]
+        return out
+
+    good = calibration.learnability_targets(rows(30.0, [20, 25, 40, 60, 70]), 1)
+    assert [ok for _, ok, _ in good] == [True, True]
+    bad = calibration.learnability_targets(rows(10.0, [20, 25, 25, 60, 70]), 1)
+    assert [ok for _, ok, _ in bad] == [False, False]
+    level0 = rows(30.0, [20, 25, 40, 60, 70])
+    level0.append(calibration.Row("late", "red team", 26, 100, 0.0, 0.0))
+    assert [ok for _, ok, _ in calibration.learnability_targets(level0, 0)] == [True, True, False]
+    level0[-1].wins = 25
+    assert calibration.learnability_targets(level0, 0)[-1][1]
 
 
 def test_seam_priors_and_the_noise_law_are_distributions() -> None:
@@ -124,3 +166,27 @@ def test_the_target_checks_flag_what_they_should() -> None:
     assert calibration.farmed_share(strong) == 0.0  # the one climb from 85 to 100 is allowed
     farmer = row("f", "agent", 900, 1000, 100.0, 25.0)
     assert calibration.farmed_share(farmer) == pytest.approx(0.10)
+    # a dip and its recovery below the line: the points regained were paid for as they fell
+    repaired = row("r", "agent", 900, 1000, 100.0, 25.0, -10.0)
+    assert calibration.farmed_share(repaired) == 0.0
+
+
+def test_the_learnability_policies_use_their_own_seeded_streams() -> None:
+    def returns(cls, seed: int, batch: int) -> list[float]:
+        return redteam.play(lambda env: cls(env, seed=seed), 8, seed=1_000_000, batch=batch).returns
+
+    expert = returns(AGENTS["heuristic"], 0, 8)
+    assert returns(learnability.mixture(1.0), 0, 8) == expert
+    assert returns(learnability.noisy(0.0), 0, 8) == expert
+    assert returns(learnability.mixture(0.0), 0, 8) == returns(redteam.REDTEAM["wait"], 0, 8)
+    noisy = learnability.noisy(0.10)
+    np.random.seed(1)  # global state plays no part
+    first = returns(noisy, 3, 8)
+    np.random.seed(2)
+    assert returns(noisy, 3, 8) == first
+    assert returns(noisy, 4, 8) != first  # another seed, other replacements
+    # episode i's choices come from stream seed + i alone: two batches of four, their agents
+    # seeded 3 and 7, play the eight episodes as one batch seeded 3 does
+    halves = redteam.play(lambda env: noisy(env, seed=3), 4, seed=1_000_000).returns
+    halves += redteam.play(lambda env: noisy(env, seed=7), 4, seed=1_000_004).returns
+    assert halves == first

@@ -48,29 +48,79 @@ def test_operation_bonus_and_its_thresholds() -> None:
     assert r == 0.0
 
 
-def test_integrity_gain_and_deficit() -> None:
+def test_integrity_deficit_is_charged_once_per_point_lost_below_80() -> None:
+    """A drop below 80 pays -2 per point lost, on the step it is lost; a stay below 80 (and
+    the recovery) pays nothing more; the recovery pays +2 per point regained."""
     env = make_env(scenario_with(stress={(2, 2): 40}))
     poke(env, integrity=75)
-    act(env, "excavate", (2, 2))  # overload 40 - 30 = 10: -3
-    assert state(env, "integrity") == 72
+    _, r, *_, info = act(env, "excavate", (2, 2))  # overload 40 - 30 = 10: -3
+    assert info["metrics"]["integrity"] == 72
+    only(info, integrity_deficit=-6.0)  # 75 -> 72: three points lost
+    assert r == -6.0
     _, r, *_, info = act(env, "wait")  # crept to 42: -3
     assert info["metrics"]["integrity"] == 69
-    assert info["reward_terms"]["integrity_deficit"] == -22.0
-    assert info["reward_terms"]["integrity_gain"] == 0.0 and info["reward_terms"]["operation"] == 0
+    only(info, integrity_deficit=-6.0)  # not -2 * (80 - 69) = -22: only the points lost now
     _, r, *_, info = act(env, "support", "steel", (2, 2))  # 44 held by 52: settles +1
-    only(info, integrity_gain=2.0, integrity_deficit=-2.0 * 10)
-    assert r == 2.0 - 20.0
+    assert info["metrics"]["integrity"] == 70
+    only(info, integrity_gain=2.0)
+    assert r == 2.0
+    env = make_env(scenario_with())  # nothing open: the rock settles back by 1 a step
+    poke(env, integrity=70)
+    for expected in range(71, 81):  # below 80 all along, rising: never charged again
+        _, r, *_, info = act(env, "wait")
+        assert info["metrics"]["integrity"] == expected
+        only(info, integrity_gain=2.0)
+    _, r, *_, info = act(env, "wait")  # 80 is not above 80: no settling, no bonus
+    assert info["metrics"]["integrity"] == 80
+    only(info)
 
 
-def test_air_gain_and_deficit() -> None:
-    east = {(r, c): [0, 2] for r in range(5) for c in range(5)}
+def test_a_fall_from_above_80_pays_only_the_points_below_80() -> None:
+    env = make_env(scenario_with(stress={(2, 2): 90}))
+    poke(env, integrity=90)
+    _, _r, *_, info = act(env, "excavate", (2, 2))  # overload 60: -15, 90 -> 75
+    assert info["metrics"]["integrity"] == 75
+    only(info, integrity_deficit=-10.0)  # 80 -> 75 only
+    env = make_env(scenario_with(stress={(0, 0): 36}))
+    _, _r, *_, info = act(env, "excavate", (0, 0))  # overload 6: -2, 100 -> 98, above 80
+    assert info["metrics"]["integrity"] == 98
+    only(info, operation=0.5)
+
+
+def test_air_deficit_is_charged_once_per_point_lost_below_60() -> None:
+    east = {(r, c): [0, 1] for r in range(5) for c in range(5)}
     env = make_env(scenario_with(airflow=east))
-    poke(env, air=50)
-    act(env, "excavate", (0, 0))  # nothing breathes yet: 50
-    _, r, *_, info = act(env, "vent", (0, 0), "east")  # + (1 + 2): draft and current
-    assert info["metrics"]["air"] == 53
-    only(info, air_gain=3.0, air_deficit=-7.0)
-    assert r == -4.0
+    cells = state(env, "cells")
+    cells[0, 0] = cells[0, 1] = cells[0, 2] = 2  # three cores breathe, no shaft: -3 a step
+    poke(env, air=62, power=80)  # not above 80: no power milestone
+    _, r, *_, info = act(env, "wait")  # 62 -> 59: only the point below 60 is charged
+    assert info["metrics"]["air"] == 59
+    only(info, air_deficit=-1.0)
+    _, r, *_, info = act(env, "wait")  # 59 -> 56
+    only(info, air_deficit=-3.0)
+    assert r == -3.0
+    act(env, "excavate", (4, 4))  # 56 -> 53: -3
+    act(env, "vent", (4, 4), "east")  # + (1 + 1) - 3: 52
+    act(env, "excavate", (4, 3))  # 51
+    _, r, *_, info = act(env, "vent", (4, 3), "east")  # + 4 - 3: 52, a recovery
+    assert info["metrics"]["air"] == 52
+    only(info, air_gain=1.0)
+    assert r == 1.0
+    poke(env, power=80)  # the upkeep of three cores, 9 a step, would soon brown out
+    act(env, "excavate", (4, 2))
+    _, r, *_, info = act(env, "vent", (4, 2), "east")  # 53 + 6 - 3: up 3, no charge below 60
+    assert info["metrics"]["air"] == 56
+    only(info, air_gain=3.0)
+
+
+def test_air_above_60_is_never_charged() -> None:
+    env = make_env(scenario_with())
+    state(env, "cells")[0, 0] = 2  # one core breathes: -1 a step
+    poke(env, air=70, power=80)
+    for expected in (69, 68, 67):
+        _, _r, *_, info = act(env, "wait")
+        assert info["metrics"]["air"] == expected
+        only(info, operation=0.5)
 
 
 def test_district_term_per_activation() -> None:
@@ -167,12 +217,24 @@ def test_timeout_at_step_40_without_the_city() -> None:
     assert info["outcome"] == "timeout"
 
 
-def test_collapse_ends_with_minus_40_and_pays_the_deficit() -> None:
+def test_collapse_ends_with_minus_40_and_pays_the_points_lost() -> None:
     env = make_env(scenario_with(stress={(2, 2): 90}))
     poke(env, integrity=10)
     _, r, term, _, info = act(env, "excavate", (2, 2))  # overload 56: -14
     assert term and info["outcome"] == "collapse"
     assert info["metrics"]["integrity"] == 0
+    only(info, integrity_deficit=-20.0, catastrophe=-40.0)  # the last 10 points
+    assert r == -60.0
+
+
+def test_a_collapse_from_above_80_pays_the_80_points_below_the_line() -> None:
+    hot = {(r, c): 100 for r in range(5) for c in range(5)}
+    env = make_env(scenario_with(stress=hot))
+    poke(env, integrity=84)
+    cells = state(env, "cells")
+    cells[0, :] = 1  # five open chambers at 100: overload 70 each, -88 in one step
+    _, r, term, _, info = act(env, "wait")
+    assert term and info["outcome"] == "collapse"
     only(info, integrity_deficit=-160.0, catastrophe=-40.0)
     assert r == -200.0
 
@@ -183,10 +245,11 @@ def test_suffocation_ends_with_minus_40() -> None:
     poke(env, air=3)
     _, r, term, _, info = act(env, "wait")
     assert not term and info["metrics"]["air"] == 1
+    only(info, air_deficit=-2.0)
     _, r, term, _, info = act(env, "wait")
     assert term and info["outcome"] == "suffocation"
-    only(info, air_deficit=-60.0, catastrophe=-40.0)
-    assert r == -100.0
+    only(info, air_deficit=-1.0, catastrophe=-40.0)  # the last point
+    assert r == -41.0
 
 
 def test_terms_sum_exactly_to_the_reward_in_long_random_runs() -> None:
@@ -197,6 +260,7 @@ def test_terms_sum_exactly_to_the_reward_in_long_random_runs() -> None:
     agents = [AGENTS[name](venv.unwrapped, seed=1) for name in ("random", "heuristic", "oracle")]
     obs, _ = venv.reset(seed=0)
     starts = np.ones(64, dtype=bool)
+    before = {"integrity": np.full(64, 100), "air": np.full(64, 85)}
     seen = set()
     for t in range(300):
         agent = agents[(t // 41) % 3]
@@ -204,6 +268,16 @@ def test_terms_sum_exactly_to_the_reward_in_long_random_runs() -> None:
         obs, reward, term, _, info = venv.step(actions)
         total = sum(info["reward_terms"][k] for k in REWARD_TERMS)
         assert np.array_equal(total, reward)
+        # the deficits are the points lost below the lines this step (a new episode's first
+        # step starts from 100 and 85)
+        now = info["metrics"]
+        lost = np.maximum(0, np.minimum(before["integrity"], 80) - now["integrity"])
+        assert np.array_equal(info["reward_terms"]["integrity_deficit"], -2.0 * lost)
+        lost = np.maximum(0, np.minimum(before["air"], 60) - now["air"])
+        assert np.array_equal(info["reward_terms"]["air_deficit"], -1.0 * lost)
+        before = {
+            k: np.where(term, start, now[k]) for k, start in (("integrity", 100), ("air", 85))
+        }
         for k in REWARD_TERMS:
             seen.update({k} if np.any(info["reward_terms"][k] != 0) else set())
         starts = term
