@@ -85,7 +85,9 @@ class RandomPolicy:
         space = getattr(self.base, "single_action_space", self.base.action_space)
         self.space = space
         self.sub_envs = [e.unwrapped for e in getattr(self.base, "envs", [])]  # SyncVectorEnv
-        self.masked = (self.sub_envs[0] if self.sub_envs else self.base).definition.masked
+        # MiniGrid, the reference, is not ours and has no definition (and no mask)
+        definition = getattr(self.sub_envs[0] if self.sub_envs else self.base, "definition", None)
+        self.masked = definition is not None and definition.masked
         threads = 1 if self.sub_envs else int(getattr(self.base, "num_threads", 1))
         self.threads = threads if self.masked else 1
         self.streams = np.zeros(n, dtype=np.uint64)
