@@ -125,7 +125,7 @@ print(json.dumps(vector_trace({env_id!r}, 3, 11, 120)))
 @pytest.mark.parametrize("env_id", IDS)
 def test_compiled_matches_pure_python(env_id: str) -> None:
     """The Numba kernels and the same code run as Python (NUMBA_DISABLE_JIT=1) agree."""
-    tests_dir = os.path.dirname(__file__)
+    tests_dir = os.path.dirname(os.path.dirname(__file__))
     script = NOJIT_SCRIPT.format(tests=tests_dir, env_id=env_id)
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     out = subprocess.run(

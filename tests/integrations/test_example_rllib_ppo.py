@@ -8,7 +8,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "rllib_ppo.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rllib_ppo.py"
 
 
 def test_example_warms_first_and_survives_an_iteration_without_runner_results(monkeypatch, capsys):

@@ -13,7 +13,7 @@ import pytest
 from hiddengrid import ENV_IDS
 from hiddengrid.integrations import make_env, module_id
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = """
 import json, sys
