@@ -12,6 +12,7 @@ from hiddengrid.core.spec import BEGIN, END, spec_from_page
 from hiddengrid.envs.anomaly_mapping import constants as am
 from hiddengrid.envs.field_cipher import constants as fc
 from hiddengrid.envs.inverted_treasure import constants as it
+from hiddengrid.envs.megacity import constants as mc
 from hiddengrid.envs.squad_recon import constants as sr
 
 # package -> (single env class, phrases the spec must state, formatted from the constants)
@@ -65,7 +66,31 @@ SPECS = {
             f"({sr.NUM_CAMPS}, 4)",
         ],
     ),
+    "megacity": (
+        "MegacityEnv",
+        [
+            f"Per cell ({mc.GRID}x{mc.GRID})",
+            f"integrity {mc.INTEGRITY_START}, air {mc.AIR_START}, power {mc.POWER_START}",
+            f"`Discrete({mc.NUM_ACTIONS})`",
+            f"rock span `S = {mc.ROCK_SPAN}`",
+            f"seam shear `G = {mc.SEAM_SHEAR}`",
+            f"spill `E = {mc.EXCAVATION_SPILL}`",
+            f"seam relief `L = {mc.SEAM_RELIEF}`",
+            f"conduit amplification `A = {mc.CONDUIT_AMPLIFY}`",
+            f"creep `C = {mc.CREEP}`",
+            f"damage divisor `D = {mc.DAMAGE_DIVISOR}`",
+            f"activation delay {mc.CORE_DELAY}",
+            f"geothermal tap `{mc.FAULT_TAP}`",
+            f"upkeep `{mc.DISTRICT_UPKEEP}` per core and district",
+        ],
+    ),
 }
+
+# The sections every spec has, by the page's own headings.
+HEADINGS = {
+    "megacity": ("### State", "### Levels", "### Actions", "### Observation", "### Rewards"),
+}
+DEFAULT_HEADINGS = ("## Description", "## Observation", "## Rewards", "## Scenario")
 
 
 def flat(text: str) -> str:
@@ -77,7 +102,7 @@ def test_the_docstring_is_the_pages_spec(package: str) -> None:
     name, _ = SPECS[package]
     cls = getattr(import_module(f"hiddengrid.envs.{package}"), name)
     assert cls.__doc__ == spec_from_page(f"hiddengrid.envs.{package}")
-    for heading in ("## Description", "## Observation", "## Rewards", "## Scenario"):
+    for heading in HEADINGS.get(package, DEFAULT_HEADINGS):
         assert heading in cls.__doc__
 
 
