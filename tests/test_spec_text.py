@@ -124,3 +124,17 @@ def test_a_page_without_markers_is_refused(tmp_path, monkeypatch) -> None:
         spec_from_page("fakeenv")
     (pkg / "README.md").write_text(f"# Fake\n\n{BEGIN}\n## Description\nx\n{END}\n")
     assert spec_from_page("fakeenv") == "Fake\n\n## Description\nx\n"
+
+
+def test_megacitys_prompt_states_the_constants() -> None:
+    # The text prompt is written from the constants too: a changed start or goal shows here.
+    from hiddengrid.envs.megacity.text import rules_text
+
+    prompt = flat(rules_text({}))
+    for phrase in [
+        f"on a {mc.GRID}x{mc.GRID} grid of rock cells",
+        f"{mc.DISTRICT_GOAL} active districts at the end of step {mc.STEP_BUDGET}",
+        f"integrity above {mc.INTEGRITY_OK}, air above {mc.AIR_OK}",
+        f"integrity {mc.INTEGRITY_START}, air {mc.AIR_START}, power {mc.POWER_START}",
+    ]:
+        assert phrase in prompt, phrase
