@@ -77,14 +77,15 @@ ANSWER_EXAMPLE = "wait"
 
 
 def rules_text(config: Mapping[str, Any]) -> str:
-    return f"""You are the chief planner of an underground city on a {GRID}x{GRID} grid of rock cells
+    g, i0 = GRID, INTEGRITY_START  # short names keep the prompt's lines as they read
+    return f"""You are the chief planner of an underground city on a {g}x{g} grid of rock cells
 (row 0 is north, column 0 is west; a cell is written (row,col)). The physics down here is
 alien: gravity can pull sideways along hidden mineral seams, load moves through the rock in
 unexpected ways, the air currents change, and power conduits interact with the rock. Nobody
 tells you the laws: find them by experiment, research and scans.
 Goal: {DISTRICT_GOAL} active districts at the end of step {STEP_BUDGET}, with structural
 integrity above {INTEGRITY_OK}, air above {AIR_OK} and power at least 0. You start with 0
-districts, integrity {INTEGRITY_START}, air {AIR_START}, power {POWER_START}. All {STEP_BUDGET} steps are
+districts, integrity {i0}, air {AIR_START}, power {POWER_START}. All {STEP_BUDGET} steps are
 played unless the city collapses (integrity 0) or suffocates (air 0).
 Each step you take one action (most cost power; an action you cannot pay for is not legal):
   excavate (r,c)              open a rock cell into a chamber
