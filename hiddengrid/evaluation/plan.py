@@ -256,8 +256,9 @@ def format_percent(value: float) -> str:
 
 def format_table(results: Sequence[episodes_loop.EvalResult]) -> str:
     """The results as ``hiddengrid eval`` prints them."""
+    width = max([10, *(len(r.agent) for r in results)])  # "exact-position" is 14
     head = (
-        f"{'env':<36} {'agent':<10} {'episodes':>8} {'success':>8} {'95% CI':>17} "
+        f"{'env':<36} {'agent':<{width}} {'episodes':>8} {'success':>8} {'95% CI':>17} "
         f"{'return':>8} {'length':>7} {'invalid':>8}"
     )
     lines = [head, "-" * len(head)]
@@ -266,7 +267,7 @@ def format_table(results: Sequence[episodes_loop.EvalResult]) -> str:
         invalid = getattr(r, "invalid_rate", None)
         interval = f"[{format_percent(low)}, {format_percent(high)}]"
         lines.append(
-            f"{r.env_id:<36} {r.agent:<10} {r.episodes:>8} {r.success_rate:>8.1%} "
+            f"{r.env_id:<36} {r.agent:<{width}} {r.episodes:>8} {r.success_rate:>8.1%} "
             f"{interval:>17} {r.mean_return:>8.3f} {r.mean_length:>7.2f} "
             f"{'' if invalid is None else f'{invalid:.1%}':>8}"
         )
