@@ -167,7 +167,7 @@ class SingleRun:
         self.resets = 0
         self.reset_time = 0.0
 
-    def run(self, seconds: float) -> tuple[int, float]:
+    def measure(self, seconds: float) -> tuple[int, float]:
         env = self.env
         policy = self.policy
         info = self.info
@@ -196,7 +196,7 @@ class VectorRun:
         _, self.info = self.env.reset(seed=0)
         self.policy = RandomPolicy(self.env, n, 0)
 
-    def run(self, seconds: float) -> tuple[int, float]:
+    def measure(self, seconds: float) -> tuple[int, float]:
         env = self.env
         policy = self.policy
         info = self.info
@@ -230,7 +230,7 @@ def alternating_rates(runs: list[Any], seconds: float) -> list[Rate]:
     window = seconds / WINDOWS
     for _ in range(WINDOWS):
         for k, run in enumerate(runs):
-            steps, elapsed = run.run(window)
+            steps, elapsed = run.measure(window)
             windows[k].append(steps / elapsed)
     return [Rate(w) for w in windows]
 
@@ -298,7 +298,7 @@ class TapeRun:
         self.tape = tape
         self.k = 0
 
-    def run(self, seconds: float) -> tuple[int, float]:
+    def measure(self, seconds: float) -> tuple[int, float]:
         step = self.step
         tape = self.tape
         n = tape[0].shape[0]
@@ -372,7 +372,7 @@ def warm_up(env_id: str) -> None:
         policy = RandomPolicy(env, 2, 0)
         for _ in range(50):
             _, _, _, _, info = env.step(policy.batch(info))
-    SingleRun(env_id).run(0.01)
+    SingleRun(env_id).measure(0.01)
 
 
 def _measured(run: Callable[..., Any], *args: Any) -> Any:
@@ -400,7 +400,7 @@ def run_bench(
     rows: list[BenchRow] = []
     minigrid = minigrid_run()
     if minigrid is not None:
-        minigrid.run(0.05)
+        minigrid.measure(0.05)
     threads = max_threads()
     counts = usable_thread_counts(thread_counts)[0] if thread_counts else (threads,)
     for env_id in env_ids:

@@ -54,7 +54,7 @@ def warm_env(
     encoder = FlatEncoder(single.observation_space)
     encoder.encode(obs)
     single.close()
-    SingleRun(env_id).run(0.001)  # 256 steps and their resets under a random (masked) policy
+    SingleRun(env_id).measure(0.001)  # 256 steps and their resets under a random (masked) policy
     finished("single env")
     for threads in warm_thread_counts():
         for mode in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):

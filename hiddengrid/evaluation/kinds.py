@@ -197,7 +197,7 @@ class LLMKind:
     def start(self, progress: Progress | None, describe: Say | None, say: Say | None) -> None:
         from hiddengrid.llm.client import LLMError
         from hiddengrid.llm.folder import RunDirError
-        from hiddengrid.llm.run import run
+        from hiddengrid.llm.run import play_run
         from hiddengrid.llm.summary import eval_result
 
         o = self.options
@@ -205,7 +205,7 @@ class LLMKind:
             describe(f"llm x{o.concurrency}")
         folder = self.folder()
         try:
-            folder, summary = run(
+            folder, summary = play_run(
                 self.config,
                 folder,
                 concurrency=o.concurrency,

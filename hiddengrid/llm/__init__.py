@@ -6,6 +6,6 @@ test server): ``pip install "hiddengrid[llm]"``.
 """
 
 from hiddengrid.llm.client import LLMError
-from hiddengrid.llm.run import RunConfig, RunDirError, run
+from hiddengrid.llm.run import RunConfig, RunDirError, play_run
 
-__all__ = ["LLMError", "RunConfig", "RunDirError", "run"]
+__all__ = ["LLMError", "RunConfig", "RunDirError", "play_run"]

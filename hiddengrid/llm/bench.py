@@ -20,7 +20,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from hiddengrid.llm.run import RunConfig, run
+from hiddengrid.llm.run import RunConfig, play_run
 
 BENCH_ENV = "hiddengrid/AnomalyMapping-v0"
 
@@ -61,12 +61,12 @@ def run_concurrency_bench(
         # One untimed episode first: loading the env's compiled kernels is not the subject.
         warm = RunConfig(envs=(BENCH_ENV,), model="bench", base_url=url, episodes=1)
         with tempfile.TemporaryDirectory() as tmp:
-            run(warm, tmp)
+            play_run(warm, tmp)
         for k in levels:
             config = RunConfig(envs=(BENCH_ENV,), model="bench", base_url=url, episodes=episodes)
             with tempfile.TemporaryDirectory() as tmp:
                 start, cpu = time.perf_counter(), time.process_time()
-                _, summary = run(config, tmp, concurrency=k)
+                _, summary = play_run(config, tmp, concurrency=k)
                 seconds = time.perf_counter() - start
                 cpu = time.process_time() - cpu
             requests = int(summary["total"]["answers"])

@@ -77,7 +77,7 @@ class Completion:
     latency_s: float  # from the first attempt to the answer, retries and backoff included
     retries: int
     finish_reason: str
-    reasoning: str = ""  # thinking a server returns beside the answer (reasoning_content)
+    thinking: str = ""  # what a server returns beside the answer (its reasoning_content)
 
 
 def _require_openai() -> Any:
@@ -208,7 +208,7 @@ class ChatClient:
             message = choice["message"]
             text = content_text(message.get("content"))
             # vLLM, SGLang and DeepSeek put a reasoning model's thinking beside the answer.
-            reasoning = content_text(
+            thinking = content_text(
                 message.get("reasoning_content") or message.get("reasoning") or ""
             )
             usage = response.get("usage") or {}
@@ -227,7 +227,7 @@ class ChatClient:
             latency_s=time.perf_counter() - start,
             retries=retries,
             finish_reason=finish_reason[:40],
-            reasoning=reasoning,
+            thinking=thinking,
         )
 
     async def close(self) -> None:

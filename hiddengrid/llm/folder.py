@@ -118,7 +118,7 @@ _TURN = {
     "retries": int,
     "finish_reason": str,
 }
-_TURN_OPTIONAL = {"action": str, "invalid": str, "sent": str, "reasoning": str, "fallback": str}
+_TURN_OPTIONAL = {"action": str, "invalid": str, "sent": str, "thinking": str, "fallback": str}
 
 
 def _kind_ok(value: Any, kind: Any) -> bool:

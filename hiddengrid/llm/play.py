@@ -119,8 +119,8 @@ async def play_trial(
                     retries=completion.retries,
                     finish_reason=completion.finish_reason,
                 )
-                if completion.reasoning:
-                    turn["reasoning"] = completion.reasoning
+                if completion.thinking:
+                    turn["thinking"] = completion.thinking
                 turns.append(turn)
                 if terminated or truncated:
                     outcome = str(info["outcome"])

@@ -320,7 +320,7 @@ async def _run_locked(
     return summary
 
 
-def run(
+def play_run(
     config: RunConfig,
     run_dir: str | Path | None = None,
     concurrency: int = 1,
@@ -346,4 +346,4 @@ def run(
     return folder, summary
 
 
-__all__ = ["LLMError", "RunConfig", "RunDirError", "run", "run_async"]
+__all__ = ["LLMError", "RunConfig", "RunDirError", "play_run", "run_async"]

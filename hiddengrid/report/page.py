@@ -35,8 +35,8 @@ _VIEWER = """
   </div>
   <div>
     <div class="panel"><h3>What the agent saw</h3><pre id="observation"></pre></div>
-    <div class="panel" id="reasoning-panel"><h3>Its thinking (returned beside the answer)</h3>
-      <pre id="reasoning"></pre></div>
+    <div class="panel" id="thinking-panel"><h3>Its thinking (returned beside the answer)</h3>
+      <pre id="thinking"></pre></div>
     <div class="panel"><h3>Its answer</h3><pre id="answer"></pre></div>
     <div class="panel"><h3>Parsed action</h3><pre id="action"></pre>
       <div class="meta" id="turn-meta"></div></div>
@@ -100,7 +100,7 @@ def _llm_episode(
             {
                 "observation": turn["observation"],
                 "answer": turn["answer"],
-                "reasoning": turn.get("reasoning", ""),
+                "thinking": turn.get("thinking", ""),
                 "action": turn["action"],
                 "invalid": turn["invalid"],
                 "reward": turn["reward"],

@@ -35,8 +35,8 @@
     $("observation").textContent = v.observation;
     $("answer").textContent = v.end || v.answer === null ? "" : v.answer;
     $("answer").parentElement.style.display = numeric ? "none" : "";
-    $("reasoning").textContent = v.reasoning || "";
-    $("reasoning-panel").style.display = v.reasoning ? "" : "none";
+    $("thinking").textContent = v.thinking || "";
+    $("thinking-panel").style.display = v.thinking ? "" : "none";
     const action = $("action");
     if (v.end) {
       action.textContent = `episode over: ${episode.outcome}, return ${episode.return}`;

@@ -17,7 +17,7 @@ pytest.importorskip("openai")
 
 from hiddengrid.cli import main
 from hiddengrid.llm.client import ANSWER_LIMIT, LLMError
-from hiddengrid.llm.run import CONFIG, EPISODES, RunConfig, RunDirError, prepare_dir, run
+from hiddengrid.llm.run import CONFIG, EPISODES, RunConfig, RunDirError, play_run, prepare_dir
 from hiddengrid.llm.testserver import ScriptedServer
 
 ID = "hiddengrid/AnomalyMapping-v0"
@@ -36,7 +36,7 @@ def good_run(tmp_path_factory) -> tuple[Path, RunConfig]:
     folder = tmp_path_factory.mktemp("good") / "run"
     with ScriptedServer(["move north", "mark", "what?"]) as server:
         config = _config(server.url, episodes=4, trial_episodes=2)
-        run(config, folder)
+        play_run(config, folder)
     return folder, config
 
 
@@ -82,7 +82,7 @@ def _script_data(html: str) -> str:
 def test_report_data_escapes_every_angle_bracket(tmp_path):
     hostile = "<!--<script>alert(1)</script>"
     with ScriptedServer([hostile]) as server:
-        run(_config(server.url, episodes=1), tmp_path / "run")
+        play_run(_config(server.url, episodes=1), tmp_path / "run")
     assert main(["report", str(tmp_path / "run"), "--pictures", "0"]) == 0
     html = (tmp_path / "run" / "report.html").read_text()
     data = _script_data(html)
@@ -112,7 +112,7 @@ BROKEN_BODIES = {
 def test_a_broken_server_body_is_one_llm_error(body, tmp_path, capsys):
     with ScriptedServer(["mark"], raw_body=body) as server:
         with pytest.raises(LLMError, match=r"no usable answer|not a chat completion"):
-            run(_config(server.url, episodes=1), tmp_path / "api", retries=0)
+            play_run(_config(server.url, episodes=1), tmp_path / "api", retries=0)
         code = main(
             [
                 *("eval", "--env", ID, "--agent", "llm", "--base-url", server.url),
@@ -181,13 +181,13 @@ def test_a_damaged_folder_is_one_line_for_report_and_resume(damage, good_run, tm
     with ScriptedServer(["mark"]) as server:
         config = RunConfig(**(good_run[1].as_dict() | {"envs": (ID,), "base_url": server.url}))
         with pytest.raises(RunDirError, match=re.escape(str(folder))):
-            run(config, folder)
+            play_run(config, folder)
         assert server.served == 0
 
 
 def test_retry_after_is_waited(tmp_path):
     with ScriptedServer(["mark"], failures=1, status=429, retry_after="1") as server:
-        run(_config(server.url, episodes=1), tmp_path, backoff=0.01)
+        play_run(_config(server.url, episodes=1), tmp_path, backoff=0.01)
     assert len(server.times) == 2 and server.times[1] - server.times[0] >= 0.9
 
 
@@ -203,40 +203,40 @@ def test_workers_are_capped_at_the_trials(tmp_path, monkeypatch):
 
     monkeypatch.setattr(asyncio, "ensure_future", counting)
     with ScriptedServer(["mark"]) as server:
-        run(_config(server.url, episodes=2), tmp_path, concurrency=500)
+        play_run(_config(server.url, episodes=2), tmp_path, concurrency=500)
     assert len(started) == 2
 
 
 def test_a_second_run_on_a_folder_in_use_is_refused(tmp_path):
     with ScriptedServer(["move north"], latency=0.2) as server:
         config = _config(server.url, episodes=2)
-        first = threading.Thread(target=run, args=(config, tmp_path))
+        first = threading.Thread(target=play_run, args=(config, tmp_path))
         first.start()
         try:
             deadline = time.monotonic() + 60
             while server.served == 0 and time.monotonic() < deadline:
                 time.sleep(0.01)
             with pytest.raises(RunDirError, match="in use by another run"):
-                run(config, tmp_path)
+                play_run(config, tmp_path)
         finally:
             first.join()
         # Once the first run ends, the same command resumes (nothing left to play).
         served = server.served
-        run(config, tmp_path)
+        play_run(config, tmp_path)
         assert server.served == served
     assert len(_lines(tmp_path)) == 2
 
 
 def test_content_given_as_parts_is_joined(tmp_path):
     with ScriptedServer(["move north"], content_parts=True) as server:
-        run(_config(server.url, episodes=1), tmp_path)
+        play_run(_config(server.url, episodes=1), tmp_path)
     turn = json.loads(_lines(tmp_path)[0])["turns"][0]
     assert turn["answer"] == "move north" and turn["action"] == "move north"
 
 
 def test_a_huge_answer_is_capped_and_stored_once(tmp_path):
     with ScriptedServer(["x" * (ANSWER_LIMIT * 3)]) as server:
-        run(_config(server.url, episodes=1), tmp_path)
+        play_run(_config(server.url, episodes=1), tmp_path)
     size = (tmp_path / EPISODES).stat().st_size
     record = json.loads(_lines(tmp_path)[0])
     assert all(len(t["answer"]) == ANSWER_LIMIT and "sent" not in t for t in record["turns"])
@@ -249,7 +249,7 @@ def test_credentials_in_the_url_are_never_written(secret_url, tmp_path):
         url = secret_url.format(server.url.removeprefix("http://"))
         # This SDK and transport refuse both forms, but nothing may keep the secret either way.
         with pytest.raises(LLMError) as caught:
-            run(_config(url, episodes=1), tmp_path, retries=0)
+            play_run(_config(url, episodes=1), tmp_path, retries=0)
     assert "***" in (tmp_path / CONFIG).read_text()
     for secret in ("hunter2", "s3cret", "alice"):
         assert secret not in str(caught.value)

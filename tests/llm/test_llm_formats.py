@@ -12,7 +12,7 @@ pytest.importorskip("openai")
 
 from hiddengrid.cli import main
 from hiddengrid.llm.answer import legal_actions
-from hiddengrid.llm.run import CONFIG, EPISODES, RunConfig, run
+from hiddengrid.llm.run import CONFIG, EPISODES, RunConfig, play_run
 from hiddengrid.llm.testserver import ScriptedServer
 from hiddengrid.registry import ENV_IDS
 from hiddengrid.text.env import make_text
@@ -65,7 +65,7 @@ def test_constrained_format_asks_for_the_legal_actions_and_every_answer_is_valid
         config = RunConfig(
             envs=(env_id,), model="m", base_url=server.url, episodes=1, answer_format="constrained"
         )
-        _, summary = run(config, tmp_path)
+        _, summary = play_run(config, tmp_path)
         first = server.requests[0]["body"]
     schema = first["response_format"]["json_schema"]["schema"]
     tenv = make_text(env_id)
@@ -81,7 +81,7 @@ def test_max_invalid_sets_when_invalid_answers_end_an_episode(tmp_path):
             config = RunConfig(
                 envs=(AM,), model="m", base_url=server.url, episodes=1, max_invalid=n
             )
-            run(config, tmp_path / str(n))
+            play_run(config, tmp_path / str(n))
             (record,) = _records(tmp_path / str(n))
             assert record["answers"] == record["invalid"] == n
             assert record["outcome"] == "invalid_actions"
@@ -92,7 +92,7 @@ def test_a_fallback_is_played_in_place_of_an_invalid_answer_and_counted(tmp_path
         config = RunConfig(
             envs=(AM,), model="m", base_url=server.url, episodes=1, fallback="rotate left"
         )
-        _, summary = run(config, tmp_path)
+        _, summary = play_run(config, tmp_path)
     (record,) = _records(tmp_path)
     # Every answer invalid, yet the episode is played to its end by the fallback.
     assert record["outcome"] != "invalid_actions" and record["steps"] == record["answers"] > 3
@@ -117,9 +117,9 @@ def test_a_fallback_that_is_no_action_is_refused_before_the_run(tmp_path, capsys
 def test_a_context_overflow_ends_the_episode_and_the_run_goes_on_and_resumes(tmp_path):
     with ScriptedServer(["move north", "rotate left"], context_words=1200) as server:
         config = RunConfig(envs=(AM,), model="m", base_url=server.url, episodes=3, history=50)
-        _, summary = run(config, tmp_path)
+        _, summary = play_run(config, tmp_path)
         served = server.served
-        run(config, tmp_path)  # resume: everything is finished
+        play_run(config, tmp_path)  # resume: everything is finished
         assert server.served == served
     records = _records(tmp_path)
     assert len(records) == 3 and {r["outcome"] for r in records} == {"context_overflow"}
@@ -132,7 +132,7 @@ def test_context_tokens_trim_the_history_so_the_prompt_fits(tmp_path):
             envs=(AM,), model="m", base_url=server.url, episodes=2, history=50,
             context_tokens=1600,
         )  # fmt: skip
-        run(config, tmp_path)
+        play_run(config, tmp_path)
     records = _records(tmp_path)
     assert "context_overflow" not in {r["outcome"] for r in records}
     assert max(r["steps"] for r in records) > 10
@@ -176,6 +176,6 @@ def test_a_constrained_answer_cut_at_max_tokens_is_an_invalid_answer(tmp_path):
         config = RunConfig(
             envs=(AM,), model="m", base_url=server.url, episodes=1, answer_format="constrained"
         )
-        _, summary = run(config, tmp_path)
+        _, summary = play_run(config, tmp_path)
     assert summary["envs"][AM]["invalid_rate"] == 1.0
     assert summary["envs"][AM]["outcomes"] == {"invalid_actions": 1}

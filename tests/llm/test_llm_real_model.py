@@ -32,7 +32,7 @@ pytest.importorskip("uvicorn")
 from hiddengrid.cli import main
 from hiddengrid.llm.client import LLMError
 from hiddengrid.llm.gguf import gguf_to_transformers, smollm2_gguf
-from hiddengrid.llm.run import EPISODES, RunConfig, run
+from hiddengrid.llm.run import EPISODES, RunConfig, play_run
 
 ID = "hiddengrid/AnomalyMapping-v0"
 
@@ -93,7 +93,7 @@ def test_a_real_small_model_plays_through_the_harness(smollm2, tmp_path, capsys)
     base = {"envs": (ID,), "model": model, "base_url": url, "episodes": 1}
     # Direct: two answers at most (two invalid in a row end it), each a real completion.
     direct = RunConfig(**base, max_tokens=12, max_invalid=2)
-    _, summary = run(direct, tmp_path / "direct", timeout=600, retries=0)
+    _, summary = play_run(direct, tmp_path / "direct", timeout=600, retries=0)
     (record,) = [json.loads(x) for x in (tmp_path / "direct" / EPISODES).read_text().splitlines()]
     # Greedy decoding: the same answers each time (this model paraphrases the action list).
     assert record["answers"] == 2 and record["outcome"] == "invalid_actions"
@@ -102,6 +102,6 @@ def test_a_real_small_model_plays_through_the_harness(smollm2, tmp_path, capsys)
     # The real server drops response_format: one clear error, not a run of invalid answers.
     constrained = RunConfig(**base, answer_format="constrained", max_tokens=12)
     with pytest.raises(LLMError, match="ignored the structured-output request"):
-        run(constrained, tmp_path / "constrained", timeout=600, retries=0)
+        play_run(constrained, tmp_path / "constrained", timeout=600, retries=0)
     assert main(["report", str(tmp_path / "direct"), "--pictures", "1"]) == 0
     assert "oracle" in capsys.readouterr().out

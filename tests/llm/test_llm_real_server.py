@@ -28,7 +28,7 @@ pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 pytest.importorskip("tokenizers")
 
-from hiddengrid.llm.run import EPISODES, RunConfig, run
+from hiddengrid.llm.run import EPISODES, RunConfig, play_run
 
 ID = "hiddengrid/AnomalyMapping-v0"
 
@@ -125,8 +125,8 @@ def _records(folder: Path) -> list[dict]:
 def test_a_real_server_through_the_whole_harness(real_server, tmp_path):
     url, model = real_server
     config = RunConfig(envs=(ID,), model=model, base_url=url, episodes=2, max_tokens=6)
-    _, summary = run(config, tmp_path / "k1", concurrency=1)
-    _, again = run(config, tmp_path / "k2", concurrency=2)
+    _, summary = play_run(config, tmp_path / "k1", concurrency=1)
+    _, again = play_run(config, tmp_path / "k2", concurrency=2)
     one, two = _records(tmp_path / "k1"), _records(tmp_path / "k2")
     turns = [t for r in one for t in r["turns"]]
     assert turns and all(t["tokens_in"] > 0 and 0 < t["tokens_out"] <= 6 for t in turns)

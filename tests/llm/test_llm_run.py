@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("openai")
 
 from hiddengrid.cli import main
-from hiddengrid.llm.run import EPISODES, RunConfig, RunDirError, run
+from hiddengrid.llm.run import EPISODES, RunConfig, RunDirError, play_run
 from hiddengrid.llm.testserver import ScriptedServer, scripted
 from hiddengrid.registry import ENV_IDS
 
@@ -49,8 +49,8 @@ def _config(url: str, **kw) -> RunConfig:
 def test_parallel_run_equals_sequential_run(tmp_path):
     with ScriptedServer(scripted(ANSWERS)) as server:
         config = _config(server.url, trial_episodes=2)
-        seq_dir, seq = run(config, tmp_path / "seq", concurrency=1)
-        par_dir, par = run(config, tmp_path / "par", concurrency=6)
+        seq_dir, seq = play_run(config, tmp_path / "seq", concurrency=1)
+        par_dir, par = play_run(config, tmp_path / "par", concurrency=6)
     a, b = _records(seq_dir), _records(par_dir)
     assert len(a) == 12 and _strip_timing(a) == _strip_timing(b)
     for env_id in (ID, IT):
@@ -66,18 +66,18 @@ def test_parallel_run_equals_sequential_run(tmp_path):
 def test_requests_are_really_in_flight_together(tmp_path):
     with ScriptedServer(scripted(["mark"]), latency=0.5) as server:
         config = RunConfig(envs=(ID,), model="m", base_url=server.url, episodes=8)
-        run(config, tmp_path / "one", concurrency=1)
+        play_run(config, tmp_path / "one", concurrency=1)
         assert server.max_in_flight == 1
-        run(config, tmp_path / "eight", concurrency=8)
+        play_run(config, tmp_path / "eight", concurrency=8)
     # Eight one-request episodes, each answer held 0.5 s: all eight are asked at once.
     assert server.max_in_flight == 8
 
 
 def test_reasoning_mode_plays_the_same_game_and_counts_invalid_answers_alike(tmp_path):
     with ScriptedServer(scripted(ANSWERS)) as direct_server:
-        _, direct = run(_config(direct_server.url, envs=(ID,)), tmp_path / "d")
+        _, direct = play_run(_config(direct_server.url, envs=(ID,)), tmp_path / "d")
     with ScriptedServer(scripted(ANSWERS, reasoning=True)) as server:
-        _, reasoned = run(
+        _, reasoned = play_run(
             _config(server.url, envs=(ID,), answer_format="reasoning"), tmp_path / "r"
         )
         body = server.requests[0]["body"]
@@ -91,7 +91,7 @@ def test_reasoning_mode_plays_the_same_game_and_counts_invalid_answers_alike(tmp
 
 def test_a_reasoning_answer_without_the_marker_is_an_invalid_answer(tmp_path):
     with ScriptedServer(["I would move north."]) as server:
-        _, summary = run(
+        _, summary = play_run(
             _config(server.url, envs=(ID,), episodes=1, answer_format="reasoning"), tmp_path
         )
     rec = _records(tmp_path)[0]
@@ -105,7 +105,7 @@ def test_a_reasoning_answer_without_the_marker_is_an_invalid_answer(tmp_path):
 def test_accounting_per_answer_and_summed(tmp_path):
     with ScriptedServer(["mark"], failures=2) as server:
         config = RunConfig(envs=(ID,), model="m", base_url=server.url, episodes=2, max_tokens=7)
-        _, summary = run(config, tmp_path, backoff=0.01)
+        _, summary = play_run(config, tmp_path, backoff=0.01)
         bodies = [r["body"] for r in server.requests]
     records = _records(tmp_path)
     turns = [t for r in records for t in r["turns"]]
@@ -125,7 +125,7 @@ def test_accounting_per_answer_and_summed(tmp_path):
 def test_history_window_is_bounded(tmp_path):
     with ScriptedServer(["rotate left"]) as server:
         config = RunConfig(envs=(ID,), model="m", base_url=server.url, episodes=1, history=3)
-        run(config, tmp_path)
+        play_run(config, tmp_path)
         sizes = [len(r["body"]["messages"]) for r in server.requests]
     assert len(sizes) == 30  # rotations until the step budget runs out
     assert max(sizes) == 1 + 2 * 3 + 1  # system, 3 past turns, the current observation
@@ -135,7 +135,7 @@ def test_a_trial_shows_the_finished_episodes_to_the_model(tmp_path):
     with ScriptedServer(["mark"]) as server:
         config = RunConfig(envs=(ID,), model="m", base_url=server.url, episodes=6, history=6)
         config = RunConfig(**(config.as_dict() | {"envs": (ID,), "trial_episodes": 3}))
-        _, summary = run(config, tmp_path)
+        _, summary = play_run(config, tmp_path)
         first_of_trial = next(
             r["body"]["messages"] for r in server.requests if "Episode 3 of 3" in str(r)
         )
@@ -160,7 +160,7 @@ def test_trials_work_on_every_env(env_id, tmp_path):
         config = RunConfig(
             envs=(env_id,), model="m", base_url=server.url, episodes=2, trial_episodes=2
         )
-        _, summary = run(config, tmp_path, concurrency=2)
+        _, summary = play_run(config, tmp_path, concurrency=2)
     records = _records(tmp_path)
     assert [(r["trial"], r["index"]) for r in records] == [(0, 0), (0, 1)]
     assert records[0]["system"] and records[1]["system"] is None
@@ -170,10 +170,10 @@ def test_trials_work_on_every_env(env_id, tmp_path):
 
 def test_same_folder_other_configuration_is_refused(tmp_path):
     with ScriptedServer(["mark"]) as server:
-        run(RunConfig(envs=(ID,), model="m", base_url=server.url, episodes=1), tmp_path)
+        play_run(RunConfig(envs=(ID,), model="m", base_url=server.url, episodes=1), tmp_path)
         other = RunConfig(envs=(ID,), model="m", base_url=server.url, episodes=1, history=2)
         with pytest.raises(RunDirError, match="differs in: history"):
-            run(other, tmp_path)
+            play_run(other, tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -320,17 +320,17 @@ def test_a_server_slower_than_the_timeout_is_retried_then_reported(tmp_path):
     with ScriptedServer(["mark"], latency=2.0) as server:
         config = RunConfig(envs=(ID,), model="m", base_url=server.url, episodes=1)
         with pytest.raises(LLMError, match="failed after 2 attempts"):
-            run(config, tmp_path, retries=1, timeout=0.3, backoff=0.01)
+            play_run(config, tmp_path, retries=1, timeout=0.3, backoff=0.01)
         assert server.served == 2
 
 
 def test_servers_that_want_max_completion_tokens_get_it(tmp_path):
     with ScriptedServer(["mark"], completion_tokens_only=True) as server:
         config = RunConfig(envs=(ID,), model="m", base_url=server.url, episodes=3, max_tokens=9)
-        _, summary = run(config, tmp_path / "one")
+        _, summary = play_run(config, tmp_path / "one")
         bodies = [r["body"] for r in server.requests]
         # Three first requests at once are all refused; each is sent again the other way.
-        run(config, tmp_path / "three", concurrency=3)
+        play_run(config, tmp_path / "three", concurrency=3)
         refused = [r for r in server.requests[len(bodies) :] if "max_tokens" in r["body"]]
     # One refusal, then every request names the budget the way this server wants.
     assert "max_tokens" in bodies[0] and len(bodies) == 4
@@ -343,9 +343,9 @@ def test_servers_that_want_max_completion_tokens_get_it(tmp_path):
 def test_thinking_returned_beside_the_answer_is_kept(tmp_path):
     with ScriptedServer(["mark"], thinking="The field reads 3 here.") as server:
         config = RunConfig(envs=(ID,), model="m", base_url=server.url, episodes=1)
-        run(config, tmp_path)
+        play_run(config, tmp_path)
     turn = _records(tmp_path)[0]["turns"][0]
-    assert turn["reasoning"] == "The field reads 3 here." and turn["answer"] == "mark"
+    assert turn["thinking"] == "The field reads 3 here." and turn["answer"] == "mark"
     assert turn["action"] == "mark" and turn["tokens_out"] == 1 + 5
 
 
@@ -354,7 +354,7 @@ def test_resume_keeps_whole_trials_only(tmp_path):
 
     with ScriptedServer(scripted(ANSWERS)) as server:
         config = RunConfig(envs=(ID,), model="m", base_url=server.url, episodes=6, trial_episodes=3)
-        run(config, tmp_path)
+        play_run(config, tmp_path)
     lines = {
         (r["trial"], r["index"]): json.dumps(r)
         for r in map(json.loads, (tmp_path / EPISODES).read_text().splitlines())

@@ -19,7 +19,7 @@ from PIL import Image
 
 from hiddengrid.cli import main
 from hiddengrid.llm.folder import seal
-from hiddengrid.llm.run import EPISODES, RunConfig, run
+from hiddengrid.llm.run import EPISODES, RunConfig, play_run
 from hiddengrid.llm.testserver import ScriptedServer, scripted
 from hiddengrid.registry import definition_of
 from hiddengrid.report.frames import replay_frames
@@ -38,7 +38,7 @@ def make_run(folder: Path, trial_episodes: int = 2, episodes: int = 4) -> Path:
             episodes=episodes,
             trial_episodes=trial_episodes,
         )
-        run(config, folder, concurrency=2)
+        play_run(config, folder, concurrency=2)
     return folder
 
 
@@ -114,10 +114,10 @@ def test_a_log_that_no_longer_replays_gets_no_pictures(tmp_path):
 def test_thinking_beside_the_answer_is_in_the_viewer(tmp_path):
     with ScriptedServer(["mark"], thinking="Field 3: the node is here.") as server:
         config = RunConfig(envs=(ID,), model="m", base_url=server.url, episodes=1)
-        run(config, tmp_path / "run")
+        play_run(config, tmp_path / "run")
     main(["report", str(tmp_path / "run")])
     (episode,) = page_data((tmp_path / "run" / "report.html").read_text())
-    assert episode["steps"][0]["reasoning"] == "Field 3: the node is here."
+    assert episode["steps"][0]["thinking"] == "Field 3: the node is here."
     assert episode["steps"][0]["answer"] == "mark"
 
 

@@ -25,7 +25,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 from hiddengrid.cli import main
-from hiddengrid.llm.run import EPISODES, RunConfig, run
+from hiddengrid.llm.run import EPISODES, RunConfig, play_run
 from hiddengrid.llm.testserver import ScriptedServer, scripted
 
 ID = "hiddengrid/InvertedTreasure-Scout-v0"
@@ -66,7 +66,7 @@ def test_step_through_an_episode_in_headless_chromium(browser, tmp_path):
             trial_episodes=3,
             answer_format="reasoning",
         )
-        run(config, folder, concurrency=2)
+        play_run(config, folder, concurrency=2)
     main(["report", str(folder)])
     records = sorted(
         (json.loads(x) for x in (folder / EPISODES).read_text().splitlines()),
@@ -91,7 +91,7 @@ def test_step_through_an_episode_in_headless_chromium(browser, tmp_path):
     assert text("step-label") == f"answer 1 of {len(turns)}"
     assert "Episode 2 of 3" in text("observation")
     # No thinking came beside the answers (it is in them, before the ACTION line).
-    assert not browser.find_element(By.ID, "reasoning-panel").is_displayed()
+    assert not browser.find_element(By.ID, "thinking-panel").is_displayed()
     picture = browser.find_element(By.ID, "picture")
     first_src = picture.get_attribute("src")
     assert first_src.startswith("data:image/png;base64,")

@@ -11,7 +11,7 @@ pytest.importorskip("openai")
 
 from hiddengrid.cli import main
 from hiddengrid.evaluate import run_episodes
-from hiddengrid.llm.run import RunConfig, run
+from hiddengrid.llm.run import RunConfig, play_run
 from hiddengrid.llm.testserver import ScriptedServer, scripted
 from hiddengrid.report.leaderboard import leaderboard, normalised
 
@@ -27,7 +27,7 @@ def test_normalised_score_is_zero_at_random_and_one_at_oracle():
 def _run(folder, answers, model):
     with ScriptedServer(scripted(answers)) as server:
         config = RunConfig(envs=(ID,), model=model, base_url=server.url, episodes=4, seed=7)
-        run(config, folder, concurrency=4)
+        play_run(config, folder, concurrency=4)
     return folder
 
 
