@@ -15,7 +15,7 @@ class FakeRun:
         self.rates = iter(rates)
         self.calls = 0
 
-    def run(self, seconds: float) -> tuple[int, float]:
+    def measure(self, seconds: float) -> tuple[int, float]:
         self.calls += 1
         return 1000, 1000 / next(self.rates)
 
