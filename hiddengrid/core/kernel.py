@@ -195,10 +195,16 @@ def run_rows(num_threads: int, dispatcher: Any, *args: Any, whole: tuple[int, ..
     if num_threads == 1:
         dispatcher(*args)
         return
+    _use_threads(num_threads)
+    row_driver(dispatcher, whole)(num_threads, *args)
+
+
+def _use_threads(num_threads: int) -> None:
+    """Starts the pool on first use and sets the calling thread's Numba thread count
+    (thread-local, so vector envs with different counts in one process each get theirs)."""
     if not _pool_started:
         start_thread_pool()
     numba.set_num_threads(num_threads)
-    row_driver(dispatcher, whole)(num_threads, *args)
 
 
 def max_threads() -> int:
@@ -276,9 +282,7 @@ def run_on(num_threads: int, dispatcher: Any, *args: Any) -> None:
     if num_threads == 1:
         dispatcher(*args)
         return
-    if not _pool_started:
-        start_thread_pool()
-    numba.set_num_threads(num_threads)
+    _use_threads(num_threads)
     parallel_twin(dispatcher)(*args)
 
 

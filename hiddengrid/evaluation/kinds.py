@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+import gymnasium as gym
+
 from hiddengrid import evaluate
 
 
@@ -90,7 +92,7 @@ class PPOKind:
             raise EvalError("--agent ppo needs --checkpoint FILE (written by hiddengrid train)")
         try:
             from hiddengrid.train.agent import PPOAgent
-            from hiddengrid.train.checkpoint import load_checkpoint
+            from hiddengrid.train.checkpoint import check_fits_env, load_checkpoint
         except ImportError as exc:
             raise EvalError(
                 f"--agent ppo needs the train extra (pip install 'hiddengrid[train]'): {exc}"
@@ -106,10 +108,6 @@ class PPOKind:
                     f"{env_id}; pass --env {config.env_id}"
                 )
             # sizes checked here, not inside the first episode
-            import gymnasium as gym
-
-            from hiddengrid.train.checkpoint import check_fits_env
-
             env = gym.make(env_id, **(env_kwargs or {}).get(env_id, {}))
             try:
                 check_fits_env(self.checkpoint, data, env)

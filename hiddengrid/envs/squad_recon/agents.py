@@ -100,6 +100,22 @@ def step_down(dist: np.ndarray, r: int, c: int) -> int:
 
 
 @njit(cache=True)
+def strength_after_moves(i, squads, out, cr, cc) -> int:
+    """The strength of sub-env ``i``'s live squads that stand next to ``(cr, cc)`` once this
+    step's orders ``out[i]`` have moved them."""
+    total = 0
+    for m in range(NUM_SQUADS):
+        if squads[i, m, ALIVE] != 0 and next_to(
+            np.int64(squads[i, m, ROW]) + ORDER_ROW[out[i, m]],
+            np.int64(squads[i, m, COL]) + ORDER_COL[out[i, m]],
+            cr,
+            cc,
+        ):
+            total += np.int64(squads[i, m, STRENGTH])
+    return total
+
+
+@njit(cache=True)
 def next_to(r: int, c: int, cr: int, cc: int) -> bool:
     return abs(r - cr) + abs(c - cc) == 1
 
@@ -149,16 +165,10 @@ def strike(
         for j in range(NUM_CAMPS):
             if j == target or not remaining[j] or not next_to(r, c, camps[i, j, 0], camps[i, j, 1]):
                 continue
-            total = 0
-            for m in range(NUM_SQUADS):
-                if squads[i, m, ALIVE] != 0 and next_to(
-                    np.int64(squads[i, m, ROW]) + ORDER_ROW[out[i, m]],
-                    np.int64(squads[i, m, COL]) + ORDER_COL[out[i, m]],
-                    camps[i, j, 0],
-                    camps[i, j, 1],
-                ):
-                    total += np.int64(squads[i, m, STRENGTH])
-            if total <= camps[i, j, 2]:
+            if (
+                strength_after_moves(i, squads, out, camps[i, j, 0], camps[i, j, 1])
+                <= camps[i, j, 2]
+            ):
                 safe = False
         if safe:
             out[i, k] = ATTACK
@@ -302,16 +312,10 @@ def keep_attacks_safe(i, squads, camps, remaining, out) -> None:
         for j in range(NUM_CAMPS):
             if not remaining[j] or not next_to(r, c, camps[i, j, 0], camps[i, j, 1]):
                 continue
-            total = 0
-            for m in range(NUM_SQUADS):
-                if squads[i, m, ALIVE] != 0 and next_to(
-                    np.int64(squads[i, m, ROW]) + ORDER_ROW[out[i, m]],
-                    np.int64(squads[i, m, COL]) + ORDER_COL[out[i, m]],
-                    camps[i, j, 0],
-                    camps[i, j, 1],
-                ):
-                    total += np.int64(squads[i, m, STRENGTH])
-            if total <= camps[i, j, 2]:
+            if (
+                strength_after_moves(i, squads, out, camps[i, j, 0], camps[i, j, 1])
+                <= camps[i, j, 2]
+            ):
                 out[i, k] = HOLD
 
 
