@@ -73,3 +73,18 @@ def vector_trace(env_id: str, n: int, seed: int, steps: int) -> list[Any]:
             ]
         )
     return trace
+
+
+def scripted(lines: list[str]) -> tuple[Any, Any, list[str]]:
+    """A scripted person at ``hiddengrid play``: ``read`` answers ``lines`` in turn (then end of
+    input), ``write`` keeps what the game printed in the returned list."""
+    answers = iter(lines)
+    written: list[str] = []
+
+    def read(prompt: str) -> str:
+        try:
+            return next(answers)
+        except StopIteration:
+            raise EOFError from None
+
+    return read, written.append, written

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from helpers import scripted
 
 import hiddengrid
 from hiddengrid import cli
@@ -161,19 +162,6 @@ def test_first_eval_says_it_is_compiling(tmp_path):
     assert first.stderr.index("compiling its kernels") < first.stderr.index("ep/s")
     second = subprocess.run(argv, capture_output=True, text=True, timeout=600, env=env)
     assert "compiling" not in second.stderr
-
-
-def scripted(lines: list[str]):
-    answers = iter(lines)
-    written: list[str] = []
-
-    def read(prompt: str) -> str:
-        try:
-            return next(answers)
-        except StopIteration:
-            raise EOFError from None
-
-    return read, written.append, written
 
 
 def test_play_sends_the_games_own_words_to_the_game():

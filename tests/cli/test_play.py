@@ -3,21 +3,9 @@
 from __future__ import annotations
 
 import gymnasium as gym
+from helpers import scripted
 
 from hiddengrid.play import expand_key, play
-
-
-def scripted(lines: list[str]):
-    answers = iter(lines)
-    written: list[str] = []
-
-    def read(prompt: str) -> str:
-        try:
-            return next(answers)
-        except StopIteration:
-            raise EOFError from None
-
-    return read, written.append, written
 
 
 def test_one_key_moves_like_the_word():

