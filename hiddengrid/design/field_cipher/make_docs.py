@@ -2,8 +2,11 @@
 
     python -m hiddengrid.design.field_cipher.make_docs [out_dir]
 
-Writes field_cipher_blocks.png (the block layout), field_cipher_learning.png (the table
-learner's success curve) and prints the agents' scores over 10,000 seeded episodes per level.
+Writes field_cipher_level0.png and field_cipher_level3.png (the same seed at levels 0 and 3,
+after typing the message's first two characters), field_cipher_blocks.png (the block layout),
+field_cipher_learning.png (the table learner's success curve) and prints the agents' scores
+over 10,000 seeded episodes per level. ``python -m hiddengrid.design.field_cipher.make_docs
+docs/images pictures`` writes only the two level pictures (a second).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import numpy as np
 
 import hiddengrid  # noqa: F401
 from hiddengrid.envs.field_cipher.agents import TableLearnerAgent
+from hiddengrid.envs.field_cipher.constants import CURSOR_RIGHT
 from hiddengrid.envs.field_cipher.env import ENV_ID
 from hiddengrid.evaluate import run_episodes
 from hiddengrid.render import draw
@@ -29,6 +33,26 @@ FILLER = (196, 200, 214)
 DECOR = (236, 236, 228)
 PADDING = (210, 210, 210)
 LEVEL_COLORS = ((40, 110, 200), (40, 160, 90), (230, 140, 30), (200, 50, 60))
+
+
+PICTURE_SEED = 7  # the page's caption names this seed and the message it draws
+PICTURE_LEVELS = (0, 3)
+TYPED = 2  # characters typed before the picture is taken: the slots show what typing looks like
+
+
+def level_picture(level: int, seed: int = PICTURE_SEED) -> tuple[np.ndarray, str]:
+    """The ``rgb_array`` frame of ``seed`` at ``level`` after typing the message's first
+    ``TYPED`` characters (write, cursor right, write), and the message that seed draws."""
+    env = gym.make(ENV_ID, level=level, render_mode="rgb_array")
+    env.reset(seed=seed)
+    message = env.unwrapped.scenario["message"]
+    for k, char in enumerate(message[:TYPED]):
+        if k:
+            env.step(CURSOR_RIGHT)
+        env.step(int(char, 16))  # actions 0..15 write that hex digit
+    frame = env.render()
+    env.close()
+    return frame, message
 
 
 def block_layout() -> np.ndarray:
@@ -225,6 +249,12 @@ def main(out_dir: str = "docs/images", evaluate: str = "yes") -> None:
     from PIL import Image
 
     out = Path(out_dir)
+    for level in PICTURE_LEVELS:
+        frame, message = level_picture(level)
+        Image.fromarray(frame).save(out / f"field_cipher_level{level}.png")
+        print(f"field_cipher_level{level}.png: seed {PICTURE_SEED}, message {message}")
+    if evaluate == "pictures":
+        return
     Image.fromarray(block_layout()).save(out / "field_cipher_blocks.png")
     start = time.perf_counter()
     img, stats = learning_curve()
