@@ -1,22 +1,35 @@
-"""The README's results table is rendered from ``docs/bench/eval.json`` (what
-``hiddengrid eval --json`` wrote), never retyped."""
+"""Every speed and results table of the docs is rendered from the files the commands wrote
+(``docs/bench/bench.json``, ``docs/bench/eval.json``, ``docs/baselines/results.json``), never
+retyped; pages whose own scripts measure other figures agree with the README where they measure
+the same quantity."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from hiddengrid.design.results_table import BEGIN, END, render, replace_table
+from hiddengrid.design.results_table import (
+    BEGIN,
+    END,
+    PAGES,
+    load_sources,
+    render,
+    render_env_speed,
+    rendered_pages,
+    replace_table,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_the_readme_table_is_the_eval_output() -> None:
-    rows = json.loads((ROOT / "docs" / "bench" / "eval.json").read_text())
-    readme = (ROOT / "README.md").read_text()
-    assert replace_table(readme, render(rows)) == readme
+@pytest.mark.parametrize("page", list(PAGES))
+def test_every_page_holds_what_its_sources_render(page: str) -> None:
+    old, new = rendered_pages(load_sources(ROOT), ROOT)[page]
+    assert old == new, f"run python -m hiddengrid.design.results_table to refresh {page}"
 
 
 def test_a_changed_figure_is_caught() -> None:
@@ -26,7 +39,77 @@ def test_a_changed_figure_is_caught() -> None:
     assert replace_table(readme, render(rows)) != readme
 
 
+def test_a_changed_speed_is_caught_on_the_env_page() -> None:
+    sources = load_sources(ROOT)
+    page = "hiddengrid/envs/anomaly_mapping/README.md"
+    sources["bench"][0]["steps_per_second"] *= 2
+    old, new = rendered_pages(sources, ROOT)[page]
+    assert old != new
+
+
+def test_every_env_and_every_speed_row_is_on_a_page() -> None:
+    sources = load_sources(ROOT)
+    shown = "".join((ROOT / page).read_text() for page in PAGES)
+    for row in sources["bench"]:
+        assert f"{row['steps_per_second']:,.0f}" in shown, row
+    assert "| `SquadRecon-v0` | random |" in shown
+
+
+def test_an_env_page_speed_table_shows_spread_when_the_bench_wrote_it() -> None:
+    rows = [dict(r, spread=0.3) for r in load_sources(ROOT)["bench"]][:2]
+    table = render_env_speed(rows, [rows[0]["env_id"]])
+    assert table.splitlines()[0].endswith("| spread |")
+    assert table.splitlines()[2].endswith("| 30% |")
+
+
 def test_the_table_needs_its_markers() -> None:
     with pytest.raises(ValueError, match="once each"):
         replace_table("no markers", "| x |")
     assert replace_table(f"a\n{BEGIN}\nold\n{END}\nb", "new") == f"a\n{BEGIN}\nnew\n{END}\nb"
+    with pytest.raises(ValueError, match="speed:begin"):
+        replace_table(f"a\n{BEGIN}\nold\n{END}\nb", "new", "speed")
+
+
+def test_the_command_checks_and_refuses_bad_arguments() -> None:
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "hiddengrid.design.results_table", *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+
+    assert run("--check").returncode == 0
+    bad = run("--frobnicate")
+    assert bad.returncode == 2
+    assert len(bad.stderr.strip().splitlines()) == 1 and "usage" in bad.stderr
+    assert "Traceback" not in bad.stderr
+
+
+def _eval_row(env: str, agent: str) -> dict:
+    rows = json.loads((ROOT / "docs" / "bench" / "eval.json").read_text())
+    return next(r for r in rows if r["env"] == f"hiddengrid/{env}" and r["agent"] == agent)
+
+
+def test_megacity_page_agrees_with_the_readme_at_its_default_level() -> None:
+    """The calibration's level-3 rows of the agents are the same episodes as ``hiddengrid
+    eval``'s: the same wins and the same mean return."""
+    page = (ROOT / "hiddengrid" / "envs" / "megacity" / "README.md").read_text()
+    level3 = page.split("#### Level 3", 1)[1].split("\n\n", 2)[1]
+    for agent in ("random", "heuristic", "oracle"):
+        row = _eval_row("Megacity-v0", agent)
+        line = next(ln for ln in level3.splitlines() if ln.startswith(f"| {agent} | agent |"))
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[2] == f"{row['outcomes'].get('success', 0)} / {row['episodes']}"
+        assert cells[5] == f"{row['mean_return']:.1f}"
+
+
+def test_field_cipher_page_agrees_with_the_readme_at_level_0() -> None:
+    page = (ROOT / "hiddengrid" / "envs" / "field_cipher" / "README.md").read_text()
+    for agent, label in (("random", "random (floor)"), ("heuristic", "heuristic, fair")):
+        row = _eval_row("FieldCipher-v0", agent)
+        line = next(ln for ln in page.splitlines() if ln.startswith(f"| 0 | {label}"))
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[2] == f"{row['success_rate']:.4f}"
+        assert cells[4] == f"{row['mean_return']:.4f}"
+        assert cells[5] == f"{row['mean_length']:.2f}"

@@ -24,13 +24,14 @@ REJECTION_TRIES = 32
 AGENT_SALT = np.uint64(0xD1B54A32D192ED03)
 
 
-def agent_streams(seed: int, n: int) -> np.ndarray:
-    """One random stream per sub-env, stream ``i`` fixed by ``seed + i`` alone: an agent that
-    draws only from its sub-env's stream plays an episode the same whatever the batch around
-    it (what makes sharded evaluation equal a single run)."""
+def agent_streams(seed: int, n: int, salt: int = 0) -> np.ndarray:
+    """One random stream per sub-env, stream ``i`` fixed by ``seed + i`` (and ``salt``, which
+    sets an agent's second family of streams apart from its first) alone: an agent that draws
+    only from its sub-env's stream plays an episode the same whatever the batch around it (what
+    makes sharded evaluation equal a single run)."""
     seeds = np.array([(seed + i) & (2**64 - 1) for i in range(n)], dtype=np.uint64)
     streams = np.zeros(n, dtype=np.uint64)
-    seed_streams(streams, seeds ^ AGENT_SALT)
+    seed_streams(streams, seeds ^ np.uint64(AGENT_SALT ^ salt))
     return streams
 
 

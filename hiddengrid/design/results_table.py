@@ -1,69 +1,347 @@
-"""The README's results table, written from the one source ``hiddengrid eval --json`` wrote.
+"""Every speed and results table of the docs, written from the files the commands wrote.
 
-    hiddengrid eval --json docs/bench/eval.json
-    python -m hiddengrid.design.results_table docs/bench/eval.json README.md
+    hiddengrid bench --json docs/bench/bench.json     # speed
+    hiddengrid eval --json docs/bench/eval.json       # the agents' results
+    python -m hiddengrid.design.results_table         # rewrites every table below
+                                                      # (run from the repository's root)
 
-rewrites the table between ``<!-- results:begin -->`` and ``<!-- results:end -->`` in the
-README; ``tests/test_docs_tables.py`` checks that the README holds exactly what this renders
-from ``docs/bench/eval.json``, so a figure is never retyped.
+A table lives in a page between ``<!-- NAME:begin -->`` and ``<!-- NAME:end -->``; the command
+rewrites every such block of every page in :data:`PAGES` from ``docs/bench/bench.json``,
+``docs/bench/eval.json`` and ``docs/baselines/results.json`` (the PPO checkpoints' scores, which
+``python -m hiddengrid.train.report`` wrote). ``--check`` changes nothing and exits 1 naming
+the pages that differ; ``tests/test_docs_tables.py`` runs the same check, so a figure is never
+retyped. The tables:
+
+- ``results``: the README's table of every agent on every env; on an env page, that env's rows
+  (with the outcomes).
+- ``speed``: the README's summary of ``hiddengrid bench``; on an env page, every configuration
+  ``hiddengrid bench`` measured for that env.
+- ``baselines``: the README's PPO baselines; ``ppo`` on an env page: those of that env beside
+  the env's own agents from ``eval.json``.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from hiddengrid.evaluation.plan import format_percent
 
+ROOT = Path(__file__).resolve().parents[2]
+BENCH = Path("docs/bench/bench.json")
+EVAL = Path("docs/bench/eval.json")
+BASELINES = Path("docs/baselines/results.json")
+# The README's markers; an env page uses the same names for its own tables.
 BEGIN = "<!-- results:begin -->"
 END = "<!-- results:end -->"
 
-# What each agent is (the README's column "kind"); an agent not named here is a reference.
+# What each agent is (the column "kind"); an agent not named here is a reference.
 KINDS = {
     "random": "floor",
     "heuristic": "fair heuristic",
     "oracle": "oracle (reads the scenario)",
     "exact-position": "non-fair reference (told its position)",
 }
+# The README's speed summary: native sizes shown, and the size of the thread comparison.
+SPEED_SIZES = (64, 4096)
+THREADS_N = 4096
+
+Rows = list[dict[str, Any]]
 
 
-def render(rows: list[dict[str, Any]]) -> str:
-    """The markdown table of ``hiddengrid eval --json`` rows."""
+def _short(env_id: str) -> str:
+    return env_id.split("/", 1)[1]
+
+
+def _count(value: float | None, fmt: str = ",.0f") -> str:
+    return "-" if value is None else format(value, fmt)
+
+
+def _times(value: float | None, fmt: str = ".1f") -> str:
+    return "-" if value is None else f"{value:{fmt}}x"
+
+
+# --- results (hiddengrid eval --json) ---------------------------------------------------------
+
+
+def _label(row: dict[str, Any]) -> str:
+    args = ", ".join(f"{k}={v}" for k, v in row.get("env_kwargs", {}).items())
+    return f"`{_short(row['env'])}`" + (f" ({args})" if args else "")
+
+
+def _interval(ci: Sequence[float]) -> str:
+    return f"[{format_percent(ci[0])}, {format_percent(ci[1])}]"
+
+
+def render(rows: Rows) -> str:
+    """The README's markdown table of ``hiddengrid eval --json`` rows."""
     lines = [
         "| env | agent | kind | success | 95 % interval | mean return | mean length |",
         "|---|---|---|---|---|---|---|",
     ]
     for row in rows:
-        low, high = row["ci95"]
-        env = row["env"].split("/", 1)[1]
-        args = ", ".join(f"{k}={v}" for k, v in row.get("env_kwargs", {}).items())
-        label = f"`{env}`" + (f" ({args})" if args else "")
         lines.append(
-            f"| {label} | {row['agent']} | {KINDS.get(row['agent'], 'reference')} | "
-            f"{format_percent(row['success_rate'])} | "
-            f"[{format_percent(low)}, {format_percent(high)}] | "
+            f"| {_label(row)} | {row['agent']} | {KINDS.get(row['agent'], 'reference')} | "
+            f"{format_percent(row['success_rate'])} | {_interval(row['ci95'])} | "
             f"{row['mean_return']:.3f} | {row['mean_length']:.2f} |"
         )
     return "\n".join(lines)
 
 
-def replace_table(page: str, table: str) -> str:
-    if page.count(BEGIN) != 1 or page.count(END) != 1:
-        raise ValueError(f"the page must hold {BEGIN} and {END} once each")
-    head, rest = page.split(BEGIN)
-    _, tail = rest.split(END)
-    return f"{head}{BEGIN}\n{table}\n{END}{tail}"
+def render_env_results(rows: Rows, env_ids: Sequence[str]) -> str:
+    """An env page's table: its agents' rows, with every outcome counted."""
+    rows = [r for r in rows if r["env"] in env_ids]
+    if not rows:
+        raise ValueError(f"eval.json has no rows for {', '.join(env_ids)}")
+    several = len(env_ids) > 1
+    head = ["env"] if several else []
+    head += ["agent", "kind", "success", "95 % interval", "mean return", "mean length"]
+    head += ["outcomes"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in rows:
+        outcomes = ", ".join(f"{name} {n:,}" for name, n in row["outcomes"].items())
+        cells = [_label(row)] if several else []
+        cells += [
+            row["agent"],
+            KINDS.get(row["agent"], "reference"),
+            format_percent(row["success_rate"]),
+            _interval(row["ci95"]),
+            f"{row['mean_return']:.3f}",
+            f"{row['mean_length']:.2f}",
+            outcomes,
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+# --- PPO baselines (docs/baselines/results.json) ----------------------------------------------
+
+
+def _ppo_rows(baselines: Rows, env_ids: Sequence[str]) -> Rows:
+    return [r for r in baselines if r["env"] in env_ids and r["agent"].startswith("PPO ")]
+
+
+def render_baselines(baselines: Rows) -> str:
+    """The README's table of the published PPO baselines."""
+    lines = [
+        "| env | PPO | env steps x seeds | success | 95 % interval |",
+        "|---|---|---|---|---|",
+    ]
+    rows = sorted(_ppo_rows(baselines, [r["env"] for r in baselines]), key=lambda r: r["env"])
+    for r in rows:
+        lines.append(
+            f"| `{_short(r['env'])}` | {r['agent'].removeprefix('PPO ')} | "
+            f"{r['steps'] / 1e6:.1f}M x {len(r['per_seed'])} | {format_percent(r['success'])} | "
+            f"{_interval(r['ci95'])} |"
+        )
+    return "\n".join(lines)
+
+
+def render_ppo(baselines: Rows, rows: Rows, env_ids: Sequence[str]) -> str:
+    """An env page's PPO table: the env's own agents (from ``eval.json``, the README's figures)
+    above the checkpoints' scores on the same episodes."""
+    lines = [
+        "| env | agent | env steps | success | 95 % interval | per seed |",
+        "|---|---|---|---|---|---|",
+    ]
+    for env_id in env_ids:
+        for r in rows:
+            if r["env"] == env_id and not r.get("env_kwargs"):
+                lines.append(
+                    f"| `{_short(env_id)}` | {r['agent']} |  | "
+                    f"{format_percent(r['success_rate'])} | {_interval(r['ci95'])} |  |"
+                )
+        for r in _ppo_rows(baselines, [env_id]):
+            seeds = ", ".join(format_percent(s) for s in r["per_seed"])
+            lines.append(
+                f"| `{_short(env_id)}` | {r['agent']} | {r['steps'] / 1e6:.1f}M | "
+                f"{format_percent(r['success'])} | {_interval(r['ci95'])} | {seeds} |"
+            )
+    return "\n".join(lines)
+
+
+# --- speed (hiddengrid bench --json) ----------------------------------------------------------
+
+
+def _find(rows: Rows, env_id: str, config: str, threads: int | None = None) -> dict | None:
+    for row in rows:
+        same = row["env_id"] == env_id and row["config"] == config
+        if same and (threads is None or row["num_threads"] == threads):
+            return row
+    return None
+
+
+def _rate(row: dict | None) -> str:
+    return _count(None if row is None else row["steps_per_second"])
+
+
+def render_speed(bench: Rows) -> str:
+    """The README's speed summary: per env the single env, its ratio to MiniGrid, Sync x8, the
+    native env at :data:`SPEED_SIZES`, one thread against every core at :data:`THREADS_N`."""
+    threaded = [
+        r for r in bench if r["config"] == f"threads N={THREADS_N}" and r["num_threads"] != 1
+    ]
+    most = max((r["num_threads"] for r in threaded), default=None)
+    head = [
+        "env",
+        "single (`gymnasium.make`)",
+        "x MiniGrid",
+        "SyncVectorEnv x8",
+        *(f"native N={n}" for n in SPEED_SIZES[:-1]),
+        f"native N={THREADS_N}, 1 thread",
+        f"N={THREADS_N}, {most} threads" if most else f"N={THREADS_N}, every core",
+        "x 1 thread",
+        f"x Sync at N={SPEED_SIZES[-1]}",
+    ]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for env_id in dict.fromkeys(r["env_id"] for r in bench):
+        single = _find(bench, env_id, "gymnasium.make (single)")
+        one = _find(bench, env_id, f"threads N={THREADS_N}", 1)
+        every = _find(bench, env_id, f"threads N={THREADS_N}", most) if most else None
+        last = _find(bench, env_id, f"native vector N={SPEED_SIZES[-1]}")
+        cells = [
+            f"`{_short(env_id)}`",
+            _rate(single),
+            _times(single and single["ratio_to_minigrid"]),
+            _rate(_find(bench, env_id, "SyncVectorEnv x8")),
+            *(_rate(_find(bench, env_id, f"native vector N={n}")) for n in SPEED_SIZES[:-1]),
+            _rate(one or _find(bench, env_id, f"native vector N={THREADS_N}", 1)),
+            _rate(every),
+            _count(every and every["ratio_to_one_thread"], ".2f"),
+            _times(last and last["ratio_to_sync"], ".0f"),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def render_env_speed(bench: Rows, env_ids: Sequence[str]) -> str:
+    """An env page's speed table: every configuration ``hiddengrid bench`` measured for it."""
+    rows = [r for r in bench if r["env_id"] in env_ids]
+    if not rows:
+        raise ValueError(f"bench.json has no rows for {', '.join(env_ids)}")
+    several = len(env_ids) > 1
+    # Columns that only some configurations have appear where at least one row has them.
+    optional = [
+        ("x 1 thread", "ratio_to_one_thread", ".2f"),
+        ("x MiniGrid", "ratio_to_minigrid", ".1f"),
+        ("x C anchor", "ratio_to_c_anchor", ".2f"),
+        ("spread", "spread", ".0%"),
+    ]
+    optional = [c for c in optional if any(r.get(c[1]) is not None for r in rows)]
+    head = ["env"] if several else []
+    head += ["configuration", "threads", "steps/s", "x SyncVectorEnv", "reset (us per sub-env)"]
+    head += [name for name, _, _ in optional]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        skipped = r.get("note")
+        cells = [f"`{_short(r['env_id'])}`"] if several else []
+        cells += [
+            r["config"],
+            _count(r["num_threads"], "d"),
+            f"skipped: {skipped}" if skipped else _count(r["steps_per_second"]),
+            _count(r["ratio_to_sync"], ".1f"),
+            _count(r["reset_us"], ".2f"),
+        ]
+        cells += [_count(r.get(key), fmt) for _, key, fmt in optional]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+# --- the pages --------------------------------------------------------------------------------
+
+Sources = dict[str, Rows]
+Renderer = Callable[[Sources], str]
+
+
+def _env_page(env_ids: Sequence[str], results: bool) -> dict[str, Renderer]:
+    tables: dict[str, Renderer] = {
+        "speed": lambda s: render_env_speed(s["bench"], env_ids),
+        "ppo": lambda s: render_ppo(s["baselines"], s["eval"], env_ids),
+    }
+    if results:
+        tables["results"] = lambda s: render_env_results(s["eval"], env_ids)
+    return tables
+
+
+ENVS = "hiddengrid/envs"
+# Every page with generated tables, and what each of its tables is. FieldCipher's and
+# Megacity's agents are scored per level on their pages (their make_docs and redteam scripts,
+# the README's level is one of those rows), so they carry no ``results`` table of their own.
+PAGES: dict[str, dict[str, Renderer]] = {
+    "README.md": {
+        "results": lambda s: render(s["eval"]),
+        "speed": lambda s: render_speed(s["bench"]),
+        "baselines": lambda s: render_baselines(s["baselines"]),
+    },
+    f"{ENVS}/anomaly_mapping/README.md": _env_page(["hiddengrid/AnomalyMapping-v0"], True),
+    f"{ENVS}/field_cipher/README.md": _env_page(["hiddengrid/FieldCipher-v0"], False),
+    f"{ENVS}/inverted_treasure/README.md": _env_page(
+        ["hiddengrid/InvertedTreasure-v0", "hiddengrid/InvertedTreasure-Scout-v0"], True
+    ),
+    f"{ENVS}/squad_recon/README.md": _env_page(["hiddengrid/SquadRecon-v0"], True),
+    f"{ENVS}/megacity/README.md": _env_page(["hiddengrid/Megacity-v0"], False),
+}
+
+
+def markers(name: str) -> tuple[str, str]:
+    return f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+
+
+def replace_table(page: str, table: str, name: str = "results") -> str:
+    """``page`` with the block between ``name``'s markers replaced by ``table``."""
+    begin, end = markers(name)
+    if page.count(begin) != 1 or page.count(end) != 1:
+        raise ValueError(f"the page must hold {begin} and {end} once each")
+    head, rest = page.split(begin)
+    _, tail = rest.split(end)
+    return f"{head}{begin}\n{table}\n{end}{tail}"
+
+
+def load_sources(root: Path = ROOT) -> Sources:
+    return {
+        "bench": json.loads((root / BENCH).read_text()),
+        "eval": json.loads((root / EVAL).read_text()),
+        "baselines": json.loads((root / BASELINES).read_text()),
+    }
+
+
+def rendered_pages(sources: Sources, root: Path = ROOT) -> dict[str, tuple[str, str]]:
+    """Each page's text as it stands and as the sources render it."""
+    pages = {}
+    for page, tables in PAGES.items():
+        text = (root / page).read_text()
+        new = text
+        for name, renderer in tables.items():
+            try:
+                new = replace_table(new, renderer(sources), name)
+            except ValueError as error:
+                raise ValueError(f"{page}: {error}") from None
+        pages[page] = (text, new)
+    return pages
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print("usage: python -m hiddengrid.design.results_table EVAL_JSON PAGE", file=sys.stderr)
+    usage = "usage: python -m hiddengrid.design.results_table [--check]"
+    if argv not in ([], ["--check"]):
+        print(f"{usage} (got: {' '.join(argv)[:80]})", file=sys.stderr)
         return 2
-    source, page = Path(argv[0]), Path(argv[1])
-    table = render(json.loads(source.read_text()))
-    page.write_text(replace_table(page.read_text(), table))
+    root = Path.cwd()  # the repository's root: the pages and docs/ are read from here
+    try:
+        pages = rendered_pages(load_sources(root), root)
+    except (OSError, ValueError, KeyError) as error:
+        print(f"results_table: {error}", file=sys.stderr)
+        return 2
+    stale = [page for page, (old, new) in pages.items() if old != new]
+    if argv == ["--check"]:
+        for page in stale:
+            print(f"{page}: its tables differ from docs/bench and docs/baselines", file=sys.stderr)
+        return 1 if stale else 0
+    for page in stale:
+        (root / page).write_text(pages[page][1])
+        print(f"rewrote the tables of {page}")
     return 0
 
 

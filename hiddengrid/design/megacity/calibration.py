@@ -45,6 +45,7 @@ from hiddengrid.envs.megacity.constants import (
     T_INTEGRITY_GAIN,
 )
 from hiddengrid.evaluate import wilson_interval
+from hiddengrid.evaluation.plan import format_percent
 
 ENV_ID = "hiddengrid/Megacity-v0"
 LEARNING_STEPS = 3  # the expert's two gravity research steps and its scan
@@ -93,7 +94,7 @@ def measure(episodes: int, seed: int = 0, level: int = DEFAULT_LEVEL) -> list[Ro
     """Plays every policy of the table on the same seeded episodes of ``level``."""
     rows = []
     for name, kind, cls in policies():
-        make: Callable[[Any], BatchAgent] = lambda env, cls=cls: cls(env, seed=seed)  # noqa: E731
+        make: Callable[[Any, int], BatchAgent] = lambda env, s, cls=cls: cls(env, seed=s)  # noqa: E731
         rows.append(_row(name, kind, redteam.play(make, episodes, seed, level=level)))
     best = None
     for k, plan in enumerate(redteam.fixed_plans(level=level)):
@@ -101,7 +102,10 @@ def measure(episodes: int, seed: int = 0, level: int = DEFAULT_LEVEL) -> list[Ro
             f"fixed plan {k}",
             RED_TEAM,
             redteam.play(
-                lambda env, p=plan: redteam.FixedPlanAgent(env, p), episodes, seed, level=level
+                lambda env, s, p=plan: redteam.FixedPlanAgent(env, p, seed=s),
+                episodes,
+                seed,
+                level=level,
             ),
         )
         if best is None or (row.rate, row.mean_return) > (best.rate, best.mean_return):
@@ -164,7 +168,7 @@ def table(rows: list[Row]) -> list[str]:
         lo, hi = wilson_interval(r.wins, r.episodes)
         out.append(
             f"| {r.name} | {r.kind} | {r.wins} / {r.episodes} | {100 * r.rate:.1f} % | "
-            f"{100 * lo:.1f}-{100 * hi:.1f} % | {r.mean_return:.1f} |"
+            f"{format_percent(lo)[:-1]}-{format_percent(hi)[:-1]} % | {r.mean_return:.1f} |"
         )
     return out
 

@@ -65,7 +65,7 @@ class PerturbedExpert(BatchAgent):
         super().__init__(env, seed)
         self.env = env
         self.expert = ExpertAgent(env, seed)
-        self.streams = agent_streams(seed ^ REPLACE_SALT, self.num_envs)
+        self.streams = agent_streams(seed, self.num_envs, salt=REPLACE_SALT)
         self.actions = np.zeros(self.num_envs, dtype=np.int64)
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:

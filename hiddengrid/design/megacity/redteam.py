@@ -271,14 +271,17 @@ class Tally:
 
 
 def play(
-    make_agent: Callable[[Any], BatchAgent],
+    make_agent: Callable[[Any, int], BatchAgent],
     episodes: int,
     seed: int = 0,
     batch: int = 2048,
     level: int = DEFAULT_LEVEL,
 ) -> Tally:
     """Plays ``episodes`` seeded episodes of ``level`` (sub-env i of a batch starting at seed
-    s plays seed s + i) and tallies wins, returns and reward terms."""
+    s plays seed s + i) and tallies wins, returns and reward terms. ``make_agent(env, s)``
+    builds a batch's agent with the batch's first seed, as ``hiddengrid eval`` does, so an
+    agent's random streams follow the episodes (stream i of a batch from s is seed s + i's) and
+    every policy plays each episode as ``hiddengrid eval`` plays it, whatever the batch."""
     tally = Tally()
     for offset in range(0, episodes, batch):
         n = min(batch, episodes - offset)
@@ -286,7 +289,7 @@ def play(
             ENV_ID, num_envs=n, vectorization_mode="vector_entry_point", level=level
         )
         base = venv.unwrapped
-        agent = make_agent(base)
+        agent = make_agent(base, seed + offset)
         obs, _ = venv.reset(seed=seed + offset)
         starts = np.ones(n, dtype=bool)
         active = np.ones(n, dtype=bool)

@@ -22,7 +22,7 @@ EPISODES = 48
 @pytest.mark.parametrize("name", list(redteam.REDTEAM))
 def test_every_blind_policy_loses_on_the_test_seeds(name: str) -> None:
     cls = redteam.REDTEAM[name]
-    tally = redteam.play(lambda env: cls(env, seed=0), EPISODES, seed=0)
+    tally = redteam.play(lambda env, s: cls(env, seed=s), EPISODES, seed=0)
     assert tally.episodes == EPISODES
     assert tally.wins <= 0.10 * EPISODES
 
@@ -31,23 +31,44 @@ def test_the_best_fixed_plan_loses_on_the_test_seeds() -> None:
     plans = redteam.fixed_plans()
     assert plans.shape == (redteam.NUM_FIXED_PLANS, 40)
     for plan in plans:
-        tally = redteam.play(lambda env, p=plan: redteam.FixedPlanAgent(env, p), EPISODES)
+        tally = redteam.play(lambda env, s, p=plan: redteam.FixedPlanAgent(env, p), EPISODES)
         assert tally.wins <= 0.10 * EPISODES
 
 
 def test_research_and_scan_are_what_make_the_expert_win() -> None:
-    expert = redteam.play(lambda env: AGENTS["heuristic"](env), EPISODES)
-    blind = redteam.play(lambda env: redteam.NoResearchExpert(env), EPISODES)
+    expert = redteam.play(lambda env, s: AGENTS["heuristic"](env, seed=s), EPISODES)
+    blind = redteam.play(lambda env, s: redteam.NoResearchExpert(env, seed=s), EPISODES)
     assert expert.wins >= 0.3 * EPISODES > blind.wins
     assert expert.mean_return > blind.mean_return
 
 
-@pytest.mark.parametrize("name", ["heuristic", "greedy", "late"])
+@pytest.mark.parametrize("name", ["heuristic", "greedy", "late", "random"])
 def test_policies_play_an_episode_the_same_way_in_any_batch(name: str) -> None:
     cls = AGENTS.get(name) or redteam.REDTEAM[name]
-    whole = redteam.play(lambda env: cls(env, seed=0), 6, seed=5, batch=6)
-    split = redteam.play(lambda env: cls(env, seed=0), 6, seed=5, batch=2)
+    whole = redteam.play(lambda env, s: cls(env, seed=s), 6, seed=5, batch=6)
+    split = redteam.play(lambda env, s: cls(env, seed=s), 6, seed=5, batch=2)
     assert whole.returns == split.returns
+
+
+@pytest.mark.parametrize("name", ["random", "expert, 5 % random actions"])
+def test_the_calibration_plays_the_episodes_hiddengrid_eval_plays(name: str) -> None:
+    """The page's tables and the README's (``hiddengrid eval``) agree on the same episodes:
+    the calibration's harness seeds each batch's agent as ``run_episodes`` does."""
+    from hiddengrid.evaluate import run_episodes
+
+    cls = {n: c for n, _, c in calibration.policies()}[name]
+    tally = redteam.play(lambda env, s: cls(env, seed=s), 6, seed=3, batch=2)
+    ours = run_episodes(
+        "hiddengrid/Megacity-v0",
+        name,
+        6,
+        seed=3,
+        batch_size=3,
+        agent_factory=lambda env, seed: cls(env, seed=seed),
+        env_kwargs={"level": 3},
+    )
+    assert tally.wins == ours.successes
+    assert sum(tally.returns) / 6 == pytest.approx(ours.mean_return)
 
 
 def test_the_calibration_prints_every_level_policy_and_target(capsys) -> None:
