@@ -46,3 +46,14 @@ def test_citation_and_changelog_name_this_version():
     assert "license: MIT" in citation
     changelog = (ROOT / "CHANGELOG.md").read_text()
     assert f"## [{hiddengrid.__version__}]" in changelog
+
+
+def test_the_ci_runs_exactly_the_readmes_test_command_with_every_integration():
+    readme = (ROOT / "README.md").read_text()
+    commands = re.findall(r"```bash\n(python3 -m venv .*?)\n```", readme)
+    tests = [c for c in commands if "pytest" in c]
+    assert len(tests) == 1
+    assert tests[0] in (ROOT / ".ci" / "run").read_text().splitlines()
+    extras = re.search(r'pip install "\.\[(.*?)\]"', tests[0]).group(1).split(",")
+    for extra in ("torchrl", "ray", "rllib", "puffer"):
+        assert extra in extras and extra in PROJECT["optional-dependencies"]
