@@ -17,7 +17,7 @@ retyped. The tables:
 - ``speed``: the README's summary of ``hiddengrid bench``; on an env page, every configuration
   ``hiddengrid bench`` measured for that env.
 - ``baselines``: the README's PPO baselines; ``ppo`` on an env page: those of that env beside
-  the env's own agents from ``eval.json``.
+  the env's own agents from ``eval.json`` (on the training page: every env's).
 """
 
 from __future__ import annotations
@@ -283,6 +283,11 @@ PAGES: dict[str, dict[str, Renderer]] = {
     ),
     f"{ENVS}/squad_recon/README.md": _env_page(["hiddengrid/SquadRecon-v0"], True),
     f"{ENVS}/megacity/README.md": _env_page(["hiddengrid/Megacity-v0"], False),
+    "docs/training.md": {
+        "ppo": lambda s: render_ppo(
+            s["baselines"], s["eval"], sorted({r["env"] for r in s["baselines"]})
+        ),
+    },
 }
 
 

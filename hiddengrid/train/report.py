@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hiddengrid.evaluate import run_episodes, wilson_interval
+from hiddengrid.evaluation.plan import format_percent
 from hiddengrid.registry import definition_of
 from hiddengrid.train.agent import PPOAgent
 from hiddengrid.train.plot import plot_curves
@@ -101,13 +102,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("| env | agent | steps | success | 95 % interval | per seed |")
     print("|---|---|---|---|---|---|")
     for r in results:
-        seeds = ", ".join(f"{s:.1%}" for s in r.get("per_seed", []))
+        seeds = ", ".join(format_percent(s) for s in r.get("per_seed", []))
         steps = f"{r['steps'] / 1e6:.1f}M" if "steps" in r else ""
         low, high = r["ci95"]
         print(
-            f"| `{r['env'].split('/')[-1]}` | {r['agent']} | {steps} | {r['success']:.1%} "
-            f"| [{low:.1%}, {high:.1%}] | {seeds} |"
+            f"| `{r['env'].split('/')[-1]}` | {r['agent']} | {steps} | "
+            f"{format_percent(r['success'])} | [{format_percent(low)}, {format_percent(high)}] "
+            f"| {seeds} |"
         )
+    print("(the pages' tables: python -m hiddengrid.design.results_table)", file=sys.stderr)
     return 0
 
 
