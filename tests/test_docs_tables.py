@@ -113,3 +113,22 @@ def test_field_cipher_page_agrees_with_the_readme_at_level_0() -> None:
         assert cells[2] == f"{row['success_rate']:.4f}"
         assert cells[4] == f"{row['mean_return']:.4f}"
         assert cells[5] == f"{row['mean_length']:.2f}"
+
+
+def test_an_env_page_speed_table_shows_the_c_anchor_and_a_skipped_row() -> None:
+    base = {"env_id": "hiddengrid/AnomalyMapping-v0", "reset_us": None, "ratio_to_sync": None}
+    base |= {"ratio_to_minigrid": None, "ratio_to_one_thread": None}
+    rows = [
+        base
+        | {"config": "C anchor N=4096", "steps_per_second": 2e7, "num_threads": 1}
+        | {"ratio_to_c_anchor": 1.0},
+        base
+        | {"config": "step_all N=4096", "steps_per_second": 1.86e7, "num_threads": 1}
+        | {"ratio_to_c_anchor": 0.93},
+    ]
+    table = render_env_speed(rows, ["hiddengrid/AnomalyMapping-v0"]).splitlines()
+    assert table[0].endswith("| x C anchor |") and table[3].endswith("| 0.93 |")
+    skipped = base | {"config": "C anchor N=4096", "steps_per_second": 0.0, "num_threads": 1}
+    skipped |= {"note": "skipped: no C compiler"}
+    line = render_env_speed([skipped], ["hiddengrid/AnomalyMapping-v0"]).splitlines()[2]
+    assert "| skipped: no C compiler |" in line and "skipped: skipped" not in line

@@ -241,7 +241,7 @@ def render_env_speed(bench: Rows, env_ids: Sequence[str]) -> str:
         cells += [
             r["config"],
             _count(r["num_threads"], "d"),
-            f"skipped: {skipped}" if skipped else _count(r["steps_per_second"]),
+            skipped or _count(r["steps_per_second"]),
             _count(r["ratio_to_sync"], ".1f"),
             _count(r["reset_us"], ".2f"),
         ]
