@@ -194,7 +194,9 @@ def test_the_target_checks_flag_what_they_should() -> None:
 
 def test_the_learnability_policies_use_their_own_seeded_streams() -> None:
     def returns(cls, seed: int, batch: int) -> list[float]:
-        return redteam.play(lambda env: cls(env, seed=seed), 8, seed=1_000_000, batch=batch).returns
+        return redteam.play(
+            lambda env, _: cls(env, seed=seed), 8, seed=1_000_000, batch=batch
+        ).returns
 
     expert = returns(AGENTS["heuristic"], 0, 8)
     assert returns(learnability.mixture(1.0), 0, 8) == expert
@@ -208,6 +210,6 @@ def test_the_learnability_policies_use_their_own_seeded_streams() -> None:
     assert returns(noisy, 4, 8) != first  # another seed, other replacements
     # episode i's choices come from stream seed + i alone: two batches of four, their agents
     # seeded 3 and 7, play the eight episodes as one batch seeded 3 does
-    halves = redteam.play(lambda env: noisy(env, seed=3), 4, seed=1_000_000).returns
-    halves += redteam.play(lambda env: noisy(env, seed=7), 4, seed=1_000_004).returns
+    halves = redteam.play(lambda env, _: noisy(env, seed=3), 4, seed=1_000_000).returns
+    halves += redteam.play(lambda env, _: noisy(env, seed=7), 4, seed=1_000_004).returns
     assert halves == first
