@@ -377,6 +377,11 @@ def test_cli_reports_llm_next_to_other_agents(tmp_path, capsys):
         main(args)
     table = capsys.readouterr().out
     assert " llm " in table and " random " in table
+    # The llm rows carry tokens in, out and seconds per answer (the scripted server counts words).
+    head = next(line for line in table.splitlines() if "95% CI" in line)
+    assert head.split()[-5:] == ["tok", "in/ans", "tok", "out/ans", "s/ans"]
+    llm_row = next(line for line in table.splitlines() if line.startswith(ID) and " llm " in line)
+    assert float(llm_row.split()[-3]) > 0 and float(llm_row.split()[-2]) == 1.0
     rows = json.loads((tmp_path / "j").read_text())
     assert sorted((r["env"], r["agent"]) for r in rows) == sorted(
         (env_id, agent) for env_id in (ID, IT) for agent in ("llm", "random")
