@@ -143,6 +143,7 @@ class LLMKind:
     def __init__(self, options: LLMOptions):
         self.options = options
         self.config: Any = None
+        self.context_note: str | None = None
         self.results: dict[str, Any] = {}
 
     def check(
@@ -181,6 +182,7 @@ class LLMKind:
         except ValueError as exc:
             raise EvalError(f"--agent llm: {exc}") from None
         check_server(o.base_url, o.timeout)
+        self.context_note = self._read_context() if o.context_tokens is None else None
         check_run_folder(self.folder(), self.config.as_dict())
         try:
             import openai  # noqa: F401
@@ -188,6 +190,28 @@ class LLMKind:
             raise EvalError(
                 "--agent llm needs the OpenAI Python SDK: pip install 'hiddengrid[llm]'"
             ) from None
+
+    def _read_context(self) -> str | None:
+        """Without --context-tokens, the context the server (or the model's folder) gives
+        becomes the run's, so the history is trimmed to fit; returns the line saying so."""
+        import dataclasses
+
+        from hiddengrid.llm.context import model_context
+
+        o = self.options
+        size, source = model_context(
+            str(o.base_url), str(o.model), os.environ.get(o.api_key_env), min(o.timeout, 10.0)
+        )
+        if size is None:
+            return f"llm context: not known ({source}); give --context-tokens to trim prompts"
+        try:
+            self.config = dataclasses.replace(self.config, context_tokens=size)
+        except ValueError as exc:
+            raise EvalError(
+                f"--agent llm: the model's context is {size} tokens ({source}): {exc}; give a "
+                "smaller --max-tokens"
+            ) from None
+        return f"llm context: {size} tokens ({source}); --context-tokens overrides it"
 
     def folder(self) -> Path:
         return Path(self.options.out) if self.options.out else self.config.default_dir()
@@ -201,6 +225,8 @@ class LLMKind:
         o = self.options
         if describe is not None:
             describe(f"llm x{o.concurrency}")
+        if say is not None and self.context_note is not None:
+            say(self.context_note)
         folder = self.folder()
         try:
             folder, summary = play_run(
