@@ -199,6 +199,12 @@ class LLMKind:
         from hiddengrid.llm.context import model_context
 
         o = self.options
+        started = _started_context(Path(o.out)) if o.out else False
+        if started is not False:
+            # A run resumes with the context it started with (its identity), whatever the
+            # server says now; an older run that had none keeps none.
+            self.config = dataclasses.replace(self.config, context_tokens=started)
+            return f"llm context: {started or 'not limited'} (as the run in {o.out} started)"
         size, source = model_context(
             str(o.base_url), str(o.model), os.environ.get(o.api_key_env), min(o.timeout, 10.0)
         )
@@ -260,6 +266,19 @@ class LLMKind:
         self, env_id: str, episodes: int, seed: int, env_kwargs: dict[str, Any], progress: Any
     ) -> Any:
         return self.results[env_id]
+
+
+def _started_context(folder: Path) -> int | bool | None:
+    """The ``context_tokens`` of the run already in ``folder`` (``None``: it had none), or
+    ``False`` where there is no readable run there (the folder check names a damaged one)."""
+    try:
+        stored = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    value = stored.get("context_tokens", False) if isinstance(stored, dict) else False
+    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value > 0):
+        return value
+    return False
 
 
 def check_server(base_url: str, timeout: float) -> None:

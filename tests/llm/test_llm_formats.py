@@ -259,3 +259,17 @@ def test_a_server_context_too_small_for_max_tokens_is_one_line(tmp_path, capsys)
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "context is 300 tokens" in err[0]
     assert not (tmp_path / "r").exists()
+
+
+def test_a_resume_keeps_the_context_its_run_started_with(tmp_path, capsys):
+    # A run started while the server listed no context (none recorded) resumes after it lists
+    # one: the run keeps its identity instead of being refused as a different configuration.
+    with ScriptedServer(["move north", "rotate left"], models=[]) as server:
+        assert main(_context_cli(server.url, tmp_path / "r")) == 0
+        assert json.loads((tmp_path / "r" / CONFIG).read_text())["context_tokens"] is None
+        served = server.served
+        server.models = [{"id": "m", "max_model_len": 5000}]
+        assert main(_context_cli(server.url, tmp_path / "r")) == 0
+        assert server.served == served  # everything was finished: nothing asked again
+    assert "not limited (as the run in" in capsys.readouterr().err
+    assert json.loads((tmp_path / "r" / CONFIG).read_text())["context_tokens"] is None
