@@ -143,6 +143,7 @@ class LLMKind:
     def __init__(self, options: LLMOptions):
         self.options = options
         self.config: Any = None
+        self.context_note: str | None = None
         self.results: dict[str, Any] = {}
 
     def check(
@@ -181,6 +182,7 @@ class LLMKind:
         except ValueError as exc:
             raise EvalError(f"--agent llm: {exc}") from None
         check_server(o.base_url, o.timeout)
+        self.context_note = self._read_context() if o.context_tokens is None else None
         check_run_folder(self.folder(), self.config.as_dict())
         try:
             import openai  # noqa: F401
@@ -188,6 +190,34 @@ class LLMKind:
             raise EvalError(
                 "--agent llm needs the OpenAI Python SDK: pip install 'hiddengrid[llm]'"
             ) from None
+
+    def _read_context(self) -> str | None:
+        """Without --context-tokens, the context the server (or the model's folder) gives
+        becomes the run's, so the history is trimmed to fit; returns the line saying so."""
+        import dataclasses
+
+        from hiddengrid.llm.context import model_context
+
+        o = self.options
+        started = _started_context(Path(o.out)) if o.out else False
+        if started is not False:
+            # A run resumes with the context it started with (its identity), whatever the
+            # server says now; an older run that had none keeps none.
+            self.config = dataclasses.replace(self.config, context_tokens=started)
+            return f"llm context: {started or 'not limited'} (as the run in {o.out} started)"
+        size, source = model_context(
+            str(o.base_url), str(o.model), os.environ.get(o.api_key_env), min(o.timeout, 10.0)
+        )
+        if size is None:
+            return f"llm context: not known ({source}); give --context-tokens to trim prompts"
+        try:
+            self.config = dataclasses.replace(self.config, context_tokens=size)
+        except ValueError as exc:
+            raise EvalError(
+                f"--agent llm: the model's context is {size} tokens ({source}): {exc}; give a "
+                "smaller --max-tokens"
+            ) from None
+        return f"llm context: {size} tokens ({source}); --context-tokens overrides it"
 
     def folder(self) -> Path:
         return Path(self.options.out) if self.options.out else self.config.default_dir()
@@ -201,6 +231,8 @@ class LLMKind:
         o = self.options
         if describe is not None:
             describe(f"llm x{o.concurrency}")
+        if say is not None and self.context_note is not None:
+            say(self.context_note)
         folder = self.folder()
         try:
             folder, summary = play_run(
@@ -234,6 +266,19 @@ class LLMKind:
         self, env_id: str, episodes: int, seed: int, env_kwargs: dict[str, Any], progress: Any
     ) -> Any:
         return self.results[env_id]
+
+
+def _started_context(folder: Path) -> int | bool | None:
+    """The ``context_tokens`` of the run already in ``folder`` (``None``: it had none), or
+    ``False`` where there is no readable run there (the folder check names a damaged one)."""
+    try:
+        stored = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    value = stored.get("context_tokens", False) if isinstance(stored, dict) else False
+    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value > 0):
+        return value
+    return False
 
 
 def check_server(base_url: str, timeout: float) -> None:

@@ -255,20 +255,29 @@ def format_percent(value: float) -> str:
 
 
 def format_table(results: Sequence[episodes_loop.EvalResult]) -> str:
-    """The results as ``hiddengrid eval`` prints them."""
+    """The results as ``hiddengrid eval`` prints them. Rows of a language model (results with
+    ``per_answer``) add tokens in and out and seconds per answer, so that a table says what a
+    model costs beside how it plays; the columns appear only when such a row is there."""
     width = max([10, *(len(r.agent) for r in results)])  # "exact-position" is 14
+    costs = any(hasattr(r, "per_answer") for r in results)
     head = (
         f"{'env':<36} {'agent':<{width}} {'episodes':>8} {'success':>8} {'95% CI':>17} "
         f"{'return':>8} {'length':>7} {'invalid':>8}"
     )
+    if costs:
+        head += f" {'tok in/ans':>10} {'tok out/ans':>11} {'s/ans':>7}"
     lines = [head, "-" * len(head)]
     for r in results:
         low, high = r.interval
         invalid = getattr(r, "invalid_rate", None)
         interval = f"[{format_percent(low)}, {format_percent(high)}]"
-        lines.append(
+        line = (
             f"{r.env_id:<36} {r.agent:<{width}} {r.episodes:>8} {r.success_rate:>8.1%} "
             f"{interval:>17} {r.mean_return:>8.3f} {r.mean_length:>7.2f} "
             f"{'' if invalid is None else f'{invalid:.1%}':>8}"
         )
+        if hasattr(r, "per_answer"):
+            tokens_in, tokens_out, seconds = r.per_answer()
+            line += f" {tokens_in:>10.0f} {tokens_out:>11.1f} {seconds:>7.2f}"
+        lines.append(line)
     return "\n".join(lines)

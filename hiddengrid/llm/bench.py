@@ -9,10 +9,16 @@ runs differ only in how many requests are in flight. The sequential time is abou
 ``episodes x latency``; the ratio to it is what concurrency buys on a server that serves many
 requests at once. The harness's own CPU time is reported too: on a busy machine it is what
 bounds the speed-up (about ``latency / (latency / K + CPU per request)``).
+
+:func:`run_server_bench` asks the same of a real server (``python -m hiddengrid.llm.bench URL
+MODEL``): episodes of one answer each (``max_invalid=1``; a valid answer plays on, so requests
+are counted), timed at each concurrency, in answers per second.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import subprocess
 import sys
 import tempfile
@@ -78,6 +84,50 @@ def run_concurrency_bench(
     return rows
 
 
+def run_server_bench(
+    base_url: str,
+    model: str,
+    episodes: int = 8,
+    levels: Sequence[int] = (1, 2, 4, 8),
+    max_tokens: int = 16,
+    env_id: str = BENCH_ENV,
+) -> list[dict[str, float]]:
+    """Each level plays ``episodes`` fresh episodes (seeds 0..episodes-1, one answer each
+    unless the model answers validly) at that concurrency; rows of seconds, answers, tokens
+    and answers per second. One untimed answer first (the server's warm-up is not the
+    subject)."""
+    rows: list[dict[str, float]] = []
+
+    def config(n: int, seed: int) -> RunConfig:
+        return RunConfig(
+            envs=(env_id,), model=model, base_url=base_url, episodes=n, seed=seed,
+            max_tokens=max_tokens, max_invalid=1,
+        )  # fmt: skip
+
+    with tempfile.TemporaryDirectory() as tmp:
+        play_run(config(1, 1_000_000), tmp, timeout=600, retries=0)
+    for k in levels:
+        with tempfile.TemporaryDirectory() as tmp:
+            start = time.perf_counter()
+            _, summary = play_run(config(episodes, 0), tmp, concurrency=k, timeout=600, retries=0)
+            seconds = time.perf_counter() - start
+        total = summary["total"]
+        answers = int(total["answers"])
+        rows.append(
+            {
+                "concurrency": k,
+                "episodes": episodes,
+                "answers": answers,
+                "tokens_in": int(total["tokens_in"]),
+                "tokens_out": int(total["tokens_out"]),
+                "seconds": seconds,
+                "answers_per_s": answers / seconds,
+                "s_per_answer_mean": total["latency_s_total"] / answers if answers else 0.0,
+            }
+        )
+    return rows
+
+
 def format_rows(rows: Sequence[ConcurrencyRow], latency: float) -> str:
     head = (
         f"{'concurrency':>11} {'episodes':>8} {'requests':>8} {'seconds':>8} "
@@ -91,3 +141,19 @@ def format_rows(rows: Sequence[ConcurrencyRow], latency: float) -> str:
         for r in rows
     ]
     return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="answers per second of a real server")
+    parser.add_argument("base_url")
+    parser.add_argument("model")
+    parser.add_argument("--episodes", type=int, default=8)
+    parser.add_argument("--levels", type=int, nargs="+", default=[1, 2, 4, 8])
+    parser.add_argument("--max-tokens", type=int, default=16)
+    args = parser.parse_args(argv)
+    rows = run_server_bench(args.base_url, args.model, args.episodes, args.levels, args.max_tokens)
+    print(json.dumps(rows, indent=2))
+
+
+if __name__ == "__main__":
+    main()

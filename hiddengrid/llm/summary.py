@@ -81,5 +81,6 @@ def eval_result(env_id: str, env_summary: dict[str, Any]) -> LLMEvalResult:
         invalid_answers=env_summary["invalid_answers"],
         tokens_in=env_summary["tokens_in"],
         tokens_out=env_summary["tokens_out"],
+        latency_s_total=env_summary["latency_s_total"],
         by_trial_episode=[row["success_rate"] for row in env_summary["by_trial_episode"]],
     )

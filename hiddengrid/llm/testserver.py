@@ -67,6 +67,7 @@ class ScriptedServer:
         raw_body: bytes | None = None,
         content_parts: bool = False,
         context_words: int | None = None,
+        models: list[dict[str, Any]] | None = None,
     ) -> None:
         self.respond = respond if callable(respond) else scripted(list(respond))
         self.latency = latency
@@ -83,6 +84,8 @@ class ScriptedServer:
         self.content_parts = content_parts
         # Like a real server's context: a prompt of more words than this is refused (HTTP 400).
         self.context_words = context_words
+        # The entries GET /v1/models lists (a real server's metadata); None: no such route.
+        self.models = models
         self.times: list[float] = []  # time.monotonic() of each request's arrival
         self.requests: list[dict[str, Any]] = []
         self.served = 0
@@ -176,9 +179,15 @@ class ScriptedServer:
             }
         )
 
+    async def _models(self, request: web.Request) -> web.Response:
+        self._last = time.monotonic()
+        return web.json_response({"object": "list", "data": self.models})
+
     async def _main(self) -> None:
         app = web.Application(client_max_size=64 * 2**20)
         app.router.add_post("/v1/chat/completions", self._chat)
+        if self.models is not None:
+            app.router.add_get("/v1/models", self._models)
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()
         await web.SockSite(runner, self._sock).start()

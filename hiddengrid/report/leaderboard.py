@@ -112,15 +112,19 @@ def _fmt(value: float | None, pattern: str) -> str:
 def format_text(board: dict[str, Any]) -> str:
     """The leaderboard as a plain-text table (success % / normalised score per env)."""
     short = [e.split("/")[-1].removesuffix("-v0") for e in board["envs"]]
-    head = f"{'agent':<34} {'score':>6} " + " ".join(f"{s[:16]:>16}" for s in short)
+    # Each column as wide as its env's name, so that no two names are cut to the same text.
+    widths = [max(16, len(s)) for s in short]
+    head = f"{'agent':<34} {'score':>6} " + " ".join(
+        f"{s:>{w}}" for s, w in zip(short, widths, strict=True)
+    )
     head += f" {'tok/ans':>8} {'s/ans':>7}"
     lines = [head, "-" * len(head)]
     for row in board["rows"]:
         cells = []
-        for env_id in board["envs"]:
+        for env_id, width in zip(board["envs"], widths, strict=True):
             c = row["cells"].get(env_id)
             text = "-" if c is None else f"{c['success']:.0%} / {_fmt(c['score'], '.2f')}"
-            cells.append(f"{text:>16}")
+            cells.append(f"{text:>{width}}")
         lines.append(
             f"{row['name'][:34]:<34} {_fmt(row['score'], '.2f'):>6} "
             + " ".join(cells)

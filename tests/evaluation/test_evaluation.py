@@ -113,3 +113,21 @@ def test_every_displayed_bound_keeps_its_side(n):
         for bound in (low, high):
             shown = float(format_percent(bound)[:-1]) / 100
             assert (shown < 1) == (bound < 1) and (shown > 0) == (bound > 0), (k, n, bound)
+
+
+def test_llm_rows_show_tokens_and_seconds_per_answer():
+    from hiddengrid.evaluate import EvalResult
+    from hiddengrid.llm.result import LLMEvalResult
+
+    llm = LLMEvalResult(
+        ID, "llm", 2, 1, 0.5, 3.0, answers=8, tokens_in=4000, tokens_out=20, latency_s_total=6.0
+    )
+    table = format_table([EvalResult(ID, "random", 2, 0, 0.0, 3.0), llm]).splitlines()
+    assert table[0].split()[-5:] == ["tok", "in/ans", "tok", "out/ans", "s/ans"]
+    row = next(line for line in table if " llm " in line)
+    assert row.split()[-3:] == ["500", "2.5", "0.75"]  # 4000/8, 20/8, 6.0/8
+    random_row = next(line for line in table if " random " in line)
+    assert random_row.split()[-1] == "3.00"  # a numeric agent has no per-answer costs
+    assert llm.as_dict()["latency_s_total"] == 6.0
+    # Without an llm row the table keeps its columns.
+    assert "s/ans" not in format_table([EvalResult(ID, "random", 2, 0, 0.0, 3.0)])

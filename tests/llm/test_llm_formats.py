@@ -179,3 +179,97 @@ def test_a_constrained_answer_cut_at_max_tokens_is_an_invalid_answer(tmp_path):
         _, summary = play_run(config, tmp_path)
     assert summary["envs"][AM]["invalid_rate"] == 1.0
     assert summary["envs"][AM]["outcomes"] == {"invalid_actions": 1}
+
+
+@pytest.mark.parametrize(
+    "entry, size, where",
+    [
+        ({"id": "m", "max_model_len": 4096}, 4096, "max_model_len"),  # vLLM, SGLang
+        ({"id": "m", "context_length": 8192}, 8192, "context_length"),  # OpenRouter
+        ({"id": "m", "max_context_length": 2048.0}, 2048, "max_context_length"),  # LM Studio
+        ({"id": "m", "meta": {"n_ctx_train": 8192}}, 8192, "n_ctx_train"),  # llama.cpp
+        ({"id": "m"}, None, "no context size"),  # transformers serve
+        ({"id": "other", "max_model_len": 4096}, None, "does not list the model"),
+        ({"id": "m", "max_model_len": True}, None, "no context size"),
+        ({"id": "m", "max_model_len": -5}, None, "no context size"),
+        ({"id": "m", "max_model_len": 1e300}, None, "no context size"),
+        ({"id": "m", "max_model_len": 100.5}, None, "no context size"),
+        ({"id": "m", "max_model_len": "4096"}, None, "no context size"),
+    ],
+)
+def test_the_context_a_models_listing_gives(entry, size, where):
+    from hiddengrid.llm.context import from_models_listing
+
+    found, source = from_models_listing({"object": "list", "data": [entry]}, "m")
+    assert found == size and where in source
+    assert from_models_listing({"data": "x"}, "m")[0] is None
+    assert from_models_listing([], "m")[0] is None
+
+
+def test_the_context_of_a_local_model_folder(tmp_path):
+    from hiddengrid.llm.context import from_model_folder, model_context
+
+    (tmp_path / "config.json").write_text('{"max_position_embeddings": 8192}')
+    assert from_model_folder(str(tmp_path)) == (
+        8192,
+        "max_position_embeddings in the model folder's config.json",
+    )
+    assert from_model_folder(str(tmp_path / "absent"))[0] is None
+    (tmp_path / "config.json").write_text("{not json")
+    assert from_model_folder(str(tmp_path))[0] is None
+    # A server that cannot be asked: no size, a reason, no exception.
+    size, why = model_context("http://127.0.0.1:9/v1", "m", timeout=2)
+    assert size is None and "could not be read" in why
+
+
+def _context_cli(url: str, out: Path, *extra: str) -> list[str]:
+    return [
+        "eval", "--env", AM, "--agent", "llm", "--base-url", url, "--model", "m",
+        "--episodes", "2", "--history", "50", "--out", str(out), *extra,
+    ]  # fmt: skip
+
+
+def test_the_servers_context_trims_prompts_and_context_tokens_overrides_it(tmp_path, capsys):
+    listing = [{"id": "m", "object": "model", "max_model_len": 1200}]
+    answers = ["move north", "rotate left"]
+    # The server refuses prompts over 1,200 words and lists 1,200 tokens as the context: the
+    # run reads it, trims to fit, and no episode overflows.
+    with ScriptedServer(answers, context_words=1200, models=listing) as server:
+        assert main(_context_cli(server.url, tmp_path / "read")) == 0
+    assert "1200 tokens (the server's /v1/models max_model_len)" in capsys.readouterr().err
+    assert json.loads((tmp_path / "read" / CONFIG).read_text())["context_tokens"] == 1200
+    assert "context_overflow" not in {r["outcome"] for r in _records(tmp_path / "read")}
+    # The same server without the listing: nothing to read, the history grows and overflows.
+    with ScriptedServer(answers, context_words=1200) as server:
+        assert main(_context_cli(server.url, tmp_path / "unread")) == 0
+    assert "not known" in capsys.readouterr().err
+    assert json.loads((tmp_path / "unread" / CONFIG).read_text())["context_tokens"] is None
+    assert "context_overflow" in {r["outcome"] for r in _records(tmp_path / "unread")}
+    # --context-tokens wins over what the server says.
+    with ScriptedServer(answers, context_words=1200, models=listing) as server:
+        main(_context_cli(server.url, tmp_path / "given", "--context-tokens", "1000"))
+    assert json.loads((tmp_path / "given" / CONFIG).read_text())["context_tokens"] == 1000
+
+
+def test_a_server_context_too_small_for_max_tokens_is_one_line(tmp_path, capsys):
+    listing = [{"id": "m", "max_model_len": 300}]
+    with ScriptedServer(["move north"], models=listing) as server:
+        code = main(_context_cli(server.url, tmp_path / "r"))
+        assert server.served == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "context is 300 tokens" in err[0]
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_resume_keeps_the_context_its_run_started_with(tmp_path, capsys):
+    # A run started while the server listed no context (none recorded) resumes after it lists
+    # one: the run keeps its identity instead of being refused as a different configuration.
+    with ScriptedServer(["move north", "rotate left"], models=[]) as server:
+        assert main(_context_cli(server.url, tmp_path / "r")) == 0
+        assert json.loads((tmp_path / "r" / CONFIG).read_text())["context_tokens"] is None
+        served = server.served
+        server.models = [{"id": "m", "max_model_len": 5000}]
+        assert main(_context_cli(server.url, tmp_path / "r")) == 0
+        assert server.served == served  # everything was finished: nothing asked again
+    assert "not limited (as the run in" in capsys.readouterr().err
+    assert json.loads((tmp_path / "r" / CONFIG).read_text())["context_tokens"] is None

@@ -44,6 +44,25 @@ def smollm2(tmp_path_factory):
         yield url, str(folder)
 
 
+def test_the_real_servers_context_comes_from_the_model_folder(smollm2):
+    import urllib.request
+
+    from hiddengrid.llm.context import from_models_listing, model_context
+
+    url, model = smollm2
+    # transformers serve lists the model without a context size; the folder it loads says 8192.
+    with urllib.request.urlopen(url + "/models", timeout=30) as response:
+        listing = json.load(response)
+    assert from_models_listing(listing, model) == (
+        None,
+        "the server lists no context size for the model",
+    )
+    assert model_context(url, model) == (
+        8192,
+        "max_position_embeddings in the model folder's config.json",
+    )
+
+
 def test_a_real_small_model_plays_through_the_harness(smollm2, tmp_path, capsys):
     url, model = smollm2
     base = {"envs": (ID,), "model": model, "base_url": url, "episodes": 1}

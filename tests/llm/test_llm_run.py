@@ -377,6 +377,11 @@ def test_cli_reports_llm_next_to_other_agents(tmp_path, capsys):
         main(args)
     table = capsys.readouterr().out
     assert " llm " in table and " random " in table
+    # The llm rows carry tokens in, out and seconds per answer (the scripted server counts words).
+    head = next(line for line in table.splitlines() if "95% CI" in line)
+    assert head.split()[-5:] == ["tok", "in/ans", "tok", "out/ans", "s/ans"]
+    llm_row = next(line for line in table.splitlines() if line.startswith(ID) and " llm " in line)
+    assert float(llm_row.split()[-3]) > 0 and float(llm_row.split()[-2]) == 1.0
     rows = json.loads((tmp_path / "j").read_text())
     assert sorted((r["env"], r["agent"]) for r in rows) == sorted(
         (env_id, agent) for env_id in (ID, IT) for agent in ("llm", "random")
@@ -384,3 +389,16 @@ def test_cli_reports_llm_next_to_other_agents(tmp_path, capsys):
     llm = next(r for r in rows if r["agent"] == "llm" and r["env"] == ID)
     assert llm["episodes"] == 8 and llm["invalid_rate"] == 0.0  # "6" is mark in AnomalyMapping
     assert llm["tokens_in"] > 0 and llm["success_by_trial_episode"] == [llm["success_rate"]]
+
+
+def test_server_bench_counts_answers_at_each_concurrency():
+    from hiddengrid.llm.bench import run_server_bench
+
+    # "hello" is never an action: each one-answer episode (max_invalid=1) is one request.
+    with ScriptedServer(["hello"], latency=0.3) as server:
+        rows = run_server_bench(server.url, "m", episodes=4, levels=(1, 4))
+        assert server.max_in_flight == 4
+    assert [(r["concurrency"], r["answers"]) for r in rows] == [(1, 4), (4, 4)]
+    assert rows[0]["seconds"] >= 4 * 0.3 and rows[1]["seconds"] < rows[0]["seconds"]
+    assert rows[0]["answers_per_s"] == pytest.approx(4 / rows[0]["seconds"])
+    assert rows[0]["tokens_out"] == 4  # one word per answer, as the scripted server counts
