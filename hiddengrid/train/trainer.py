@@ -24,12 +24,14 @@ import torch
 
 from hiddengrid.core.flat import FlatVectorEnv
 from hiddengrid.registry import ENV_IDS, definition_of
-from hiddengrid.train.checkpoint import save_checkpoint
+from hiddengrid.train.auxiliary import AUXILIARIES, EPISODE_STATS
+from hiddengrid.train.checkpoint import aux_sizes, save_checkpoint
 from hiddengrid.train.config import PPOConfig
 from hiddengrid.train.policy import (
     ActorCritic,
     State,
     action_nvec,
+    aux_loss,
     log_prob_entropy,
     masked_logits,
     sample,
@@ -53,6 +55,15 @@ CSV_COLUMNS = (
     "forward_seconds",
     "learn_seconds",
 )
+
+
+def csv_columns(config: PPOConfig) -> tuple[str, ...]:
+    """The progress CSV's columns: :data:`CSV_COLUMNS`, then the auxiliary task's loss and
+    accuracy when there is one, then the env's episode statistics (FieldCipher's per-slot
+    accuracy) when it has them."""
+    extra: tuple[str, ...] = ("aux_loss", "aux_accuracy") if config.auxiliary else ()
+    stat = EPISODE_STATS.get(config.env_id)
+    return CSV_COLUMNS + extra + (stat.columns if stat else ())
 
 
 def resolve_device(name: str) -> torch.device:
@@ -185,6 +196,7 @@ class _Episodes:
     returns: list[float] = field(default_factory=list)
     lengths: list[int] = field(default_factory=list)
     successes: int = 0
+    stats: list[np.ndarray] = field(default_factory=list)  # the env's episode statistics
 
 
 class PPOTrainer:
@@ -206,7 +218,10 @@ class PPOTrainer:
         self.generator = torch.Generator(device=self.device).manual_seed(cfg.seed)
         self.definition = definition_of(cfg.env_id)
         venv = gym.make_vec(
-            cfg.env_id, num_envs=cfg.num_envs, vectorization_mode="vector_entry_point"
+            cfg.env_id,
+            num_envs=cfg.num_envs,
+            vectorization_mode="vector_entry_point",
+            **cfg.env_kwargs,
         )
         self.env = FlatVectorEnv(venv)
         self.base = venv.unwrapped
@@ -218,13 +233,15 @@ class PPOTrainer:
             from hiddengrid.train.shaping import SHAPINGS
 
             self.shaping = SHAPINGS[cfg.shaping]
+        self.aux = AUXILIARIES[cfg.auxiliary] if cfg.auxiliary else None
+        self.episode_stat = EPISODE_STATS.get(cfg.env_id)
         self.inputs = PolicyInput(
             self.env.encoder.size, self.nvec, cfg.memory_across_episodes, cfg.num_envs
         )
         _check_memory(cfg, self.inputs.size, sum(self.nvec))
-        self.model = ActorCritic(self.inputs.size, self.nvec, cfg.hidden, cfg.policy).to(
-            self.device
-        )
+        self.model = ActorCritic(
+            self.inputs.size, self.nvec, cfg.hidden, cfg.policy, aux_sizes(cfg)
+        ).to(self.device)
         self.optimizer = torch.optim.Adam(
             self.model.parameters(), lr=cfg.learning_rate, eps=cfg.adam_eps
         )
@@ -250,6 +267,11 @@ class PPOTrainer:
         self.masks = (
             torch.zeros((t, n, sum(self.nvec)), dtype=torch.bool, device=dev)
             if self.masked
+            else None
+        )
+        self.aux_labels = (
+            torch.zeros((t, n, len(self.aux.sizes)), dtype=torch.long, device=dev)
+            if self.aux is not None
             else None
         )
 
@@ -358,6 +380,8 @@ class PPOTrainer:
             action_np = action.cpu().numpy()
             tock = time.perf_counter()
             timers["forward"] += tock - tick
+            if self.aux_labels is not None:  # the episode this observation belongs to
+                self.aux_labels[t] = torch.as_tensor(self.aux.labels(self.base.batch), device=dev)
             if self.shaping is not None:
                 before = self.shaping.potential(self.base.batch)
             flat, reward, terminated, _, info = self.env.step(
@@ -369,6 +393,8 @@ class PPOTrainer:
                 after[terminated] = 0.0
                 # a reset step (next-step autoreset) learns nothing: it keeps its own reward
                 learn_reward = np.where(c.ended, reward, reward + after - before)
+            if self.episode_stat is not None and terminated.any():  # read before any reset
+                done.stats.append(self.episode_stat.values(self.base.batch)[terminated])
             if same_step and terminated.any():
                 # The next episode starts now: no step is spent on the reset.
                 flat, _ = self.env.reset(options={"reset_mask": terminated})
@@ -458,6 +484,11 @@ class PPOTrainer:
         value_loss = 0.5 * value_error.mean()
         ent = entropy.mean()
         loss = pg + cfg.value_coef * value_loss - cfg.entropy_coef * ent
+        aux_stats = {}
+        if self.aux_labels is not None:
+            aux, right = aux_loss(self.model, self.aux_labels[index], valid)
+            loss = loss + cfg.aux_coef * aux
+            aux_stats = {"aux_loss": float(aux.detach()), "aux_accuracy": right}
         with torch.no_grad():
             stats = {
                 "policy_loss": float(pg),
@@ -465,6 +496,7 @@ class PPOTrainer:
                 "entropy": float(ent),
                 "approx_kl": float(((ratio - 1) - log_ratio).mean()),
                 "clip_fraction": float(((ratio - 1).abs() > cfg.clip).float().mean()),
+                **aux_stats,
             }
         return loss, stats
 
@@ -564,7 +596,8 @@ class _Recorder:
 
     def __enter__(self) -> _Recorder:
         self.fh = open(self.csv_path, "w", newline="")
-        self.out = csv.DictWriter(self.fh, fieldnames=CSV_COLUMNS)
+        self.columns = csv_columns(self.cfg)
+        self.out = csv.DictWriter(self.fh, fieldnames=self.columns)
         self.out.writeheader()
         self.writer = _tensorboard(self.out_dir) if self.tensorboard else None
         self.bar = _progress_bar(self.cfg, self.progress)
@@ -613,6 +646,11 @@ class _Recorder:
             "forward_seconds": timers["forward"],
             "learn_seconds": timers["learn"],
         }
+        stat = EPISODE_STATS.get(self.cfg.env_id)
+        if stat is not None:
+            values = np.concatenate(episodes.stats) if episodes.stats else None
+            for k, name in enumerate(stat.columns):
+                row[name] = float(values[:, k].mean()) if values is not None else float("nan")
         if self.first_update is None:
             self.first_update = (step, elapsed)
         self.out.writerow(row)
