@@ -442,6 +442,16 @@ def add_train(sub: Any) -> None:
         help="a named training recipe for the env (hiddengrid.train.recipes), e.g. "
         "field_cipher_decoder for FieldCipher; plain PPO without it",
     )
+    p.add_argument(
+        "--imitation",
+        metavar="AGENT",
+        help="warm start: first clone this fair agent of the env (e.g. heuristic)",
+    )
+    p.add_argument(
+        "--imitation-steps",
+        type=positive_int,
+        help="env steps of the warm start (with --imitation)",
+    )
     p.add_argument("--tensorboard", action="store_true", help="also log to DIR/tensorboard")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_train)
@@ -463,7 +473,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         "device": args.device,
         "env_kwargs": dict(args.env_arg),
     }
-    for name in ("num_envs", "rollout", "hidden", "learning_rate", "entropy_coef", "threads"):
+    names = ("num_envs", "rollout", "hidden", "learning_rate", "entropy_coef", "threads")
+    for name in (*names, "imitation", "imitation_steps"):
         value = getattr(args, name)
         if value is not None:
             settings[name] = value

@@ -26,6 +26,17 @@ RECIPES: dict[str, Recipe] = {
         "(training-only labels), and each right character is paid when written "
         "(potential-based: the episode's return is unchanged)",
     ),
+    "megacity_imitation": Recipe(
+        env_id="hiddengrid/Megacity-v0",
+        settings={"imitation": "heuristic", "imitation_steps": 1_048_576},
+        doc="behaviour cloning from the fair heuristic (it reads only the observation and the "
+        "action mask) for 1M env steps, then PPO",
+    ),
+    "squad_recon_imitation": Recipe(
+        env_id="hiddengrid/SquadRecon-v0",
+        settings={"imitation": "heuristic", "imitation_steps": 1_048_576},
+        doc="behaviour cloning from the fair heuristic for 1M env steps, then PPO",
+    ),
 }
 
 

@@ -191,3 +191,47 @@ def test_every_recipe_makes_valid_settings() -> None:
             {"env_id": recipe.env_id, **recipe_settings(name, recipe.env_id)}
         )
         assert config.env_id == recipe.env_id
+
+
+# --- imitation warm start ---------------------------------------------------------------------
+
+
+def test_imitation_clones_the_heuristic_then_ppo_continues(tmp_path: Path) -> None:
+    """The warm start's rollouts are the heuristic's (it wins every level-0 episode, so their
+    success is 100 %), the policy's agreement with it rises, and the PPO curve's steps start
+    after the warm start's."""
+    settings = {**TINY, "num_envs": 16, "rollout": 32, "total_steps": 512}
+    result = train(
+        MEGACITY,
+        out_dir=tmp_path,
+        progress=False,
+        reference_episodes=0,
+        env_kwargs={"level": 0},
+        imitation="heuristic",
+        imitation_steps=16 * 32 * 6,
+        **settings,
+    )
+    with open(tmp_path / "imitation.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 6
+    ended = [r for r in rows if int(r["episodes"])]
+    assert ended and all(float(r["success_rate"]) == 1.0 for r in ended)
+    assert float(rows[-1]["agreement"]) > float(rows[0]["agreement"])
+    with open(result.csv, newline="") as fh:
+        first = next(csv.DictReader(fh))
+    assert int(first["step"]) == 16 * 32 * 7  # six warm-start updates, then PPO's first
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"imitation": "oracle", "imitation_steps": 10}, "oracle reads the hidden scenario"),
+        ({"imitation": "nobody", "imitation_steps": 10}, "has no agent 'nobody'; fair ones:"),
+        ({"imitation": "heuristic"}, "imitation needs imitation_steps >= 1"),
+        ({"imitation_steps": 10}, "imitation_steps needs imitation"),
+        ({"imitation": "heuristic", "imitation_steps": -1}, "imitation_steps must be an integer"),
+    ],
+)
+def test_imitation_settings_are_checked(settings: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        PPOConfig.from_dict({"env_id": MEGACITY, **settings})
