@@ -36,7 +36,15 @@ class EpisodeStat:
 
 
 def _field_cipher_message(batch: Batch) -> np.ndarray:
-    return np.asarray(batch.fields["message"], dtype=np.int64)
+    """The 4 digits, then the digit under the cursor, then whether that slot already holds it:
+    the last two are what a feed-forward policy needs to choose its next action directly."""
+    fields = batch.fields
+    message = np.asarray(fields["message"], dtype=np.int64)
+    rows = np.arange(message.shape[0])
+    cursor = np.asarray(fields["cursor"], dtype=np.int64)
+    under = message[rows, cursor]
+    right = (np.asarray(fields["slots"])[rows, cursor] == under).astype(np.int64)
+    return np.column_stack([message, under, right])
 
 
 def _field_cipher_slots_right(batch: Batch) -> np.ndarray:
@@ -47,10 +55,11 @@ def _field_cipher_slots_right(batch: Batch) -> np.ndarray:
 AUXILIARIES: dict[str, Auxiliary] = {
     "field_cipher_message": Auxiliary(
         env_id="hiddengrid/FieldCipher-v0",
-        sizes=(16, 16, 16, 16),
+        sizes=(16, 16, 16, 16, 16, 2),
         labels=_field_cipher_message,
-        doc="predict the hidden message's 4 hex digits from the observation (the labels are "
-        "the scenario's message; the codebook that maps the picture to them is never given)",
+        doc="predict from the observation the hidden message's 4 hex digits, the digit under "
+        "the cursor and whether its slot holds it already (labels from the scenario's "
+        "message; the codebook that maps the picture to them is never given)",
     ),
 }
 

@@ -130,11 +130,20 @@ def test_aux_labels_are_the_message_of_the_observed_grid(tmp_path: Path) -> None
     grid = next(s for s in flat_layout(t.base.single_observation_space) if s.key == "grid")
     onehot = t.obs[..., grid.start : grid.stop].reshape(48, 8, 81, grid.width)
     grids = onehot.argmax(-1).reshape(48 * 8, 9, 9).numpy().astype(np.int8)
-    labels = t.aux_labels.reshape(48 * 8, 4).numpy()
+    labels = t.aux_labels.reshape(48 * 8, 6).numpy()
+    cursor = next(s for s in flat_layout(t.base.single_observation_space) if s.key == "cursor")
+    cursors = t.obs[..., cursor.start : cursor.stop].reshape(48 * 8, -1).argmax(-1).numpy()
+    slots = next(s for s in flat_layout(t.base.single_observation_space) if s.key == "slots")
+    typed = t.obs[..., slots.start : slots.stop].reshape(48 * 8, 4, -1).argmax(-1).numpy()
+    held = 0
     for row in range(48 * 8):
         bits = decode_message(grids, row)
         digits = [(bits >> (12 - 4 * k)) & 15 for k in range(4)]
-        assert list(labels[row]) == digits, row
+        assert list(labels[row, :4]) == digits, row
+        under = digits[cursors[row]]
+        assert labels[row, 4] == under and labels[row, 5] == (typed[row, cursors[row]] == under)
+        held += int(labels[row, 5])
+    assert 0 < held < 48 * 8  # both answers of the last label occur
 
 
 def test_aux_head_learns_and_travels_in_the_checkpoint(tmp_path: Path) -> None:
@@ -149,8 +158,8 @@ def test_aux_head_learns_and_travels_in_the_checkpoint(tmp_path: Path) -> None:
         rows = list(csv.DictReader(fh))
     for column in ("aux_loss", "aux_accuracy", "slot0_right", "slot3_right"):
         assert column in rows[0]
-    # cross-entropy of 4 uniform 16-way guesses is 4 ln 16 = 11.09 at the start
-    assert 10.0 < float(rows[0]["aux_loss"]) < 12.0
+    # cross-entropy of 5 uniform 16-way guesses and a 2-way one: 5 ln 16 + ln 2 = 14.56
+    assert 13.5 < float(rows[0]["aux_loss"]) < 15.5
     model, config, _ = load_checkpoint(result.checkpoint)
     assert config.auxiliary == "field_cipher_message" and model.aux is not None
     played = run_episodes(
