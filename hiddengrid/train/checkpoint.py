@@ -46,7 +46,8 @@ def aux_sizes(config: PPOConfig) -> tuple[int, ...]:
         return ()
     from hiddengrid.train.auxiliary import AUXILIARIES
 
-    return AUXILIARIES[config.auxiliary].sizes
+    task = AUXILIARIES[config.auxiliary]
+    return task.sizes if task.head == "aux" else ()
 
 
 def load_checkpoint(

@@ -138,6 +138,18 @@ def aux_loss(
     return loss, right / len(model.aux_sizes)
 
 
+def teacher_loss(
+    logits: torch.Tensor, nvec: list[int], labels: torch.Tensor, keep: torch.Tensor
+) -> tuple[torch.Tensor, float]:
+    """Cross-entropy of the policy's (masked) logits against a teacher's actions over the
+    rows ``keep`` selects, summed over action components, and how often its most likely
+    action is the teacher's."""
+    logp, _ = log_prob_entropy(logits, nvec, labels)
+    best = torch.stack([part.argmax(-1) for part in torch.split(logits, nvec, dim=-1)], -1)
+    agree = float((best == labels).all(-1)[keep].float().mean()) if bool(keep.any()) else 0.0
+    return -logp[keep].mean(), agree
+
+
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
     if mask is None:
         return logits

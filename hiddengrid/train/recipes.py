@@ -26,6 +26,13 @@ RECIPES: dict[str, Recipe] = {
         "(training-only labels), and each right character is paid when written "
         "(potential-based: the episode's return is unchanged)",
     ),
+    "field_cipher_teacher": Recipe(
+        env_id="hiddengrid/FieldCipher-v0",
+        settings={"auxiliary": "field_cipher_teacher", "shaping": "field_cipher_slots"},
+        doc="the policy is also taught the oracle's actions on the states it visits "
+        "(distillation from a teacher that reads the codebook; its action is a function of "
+        "the observation), and each right character is paid when written",
+    ),
     "megacity_imitation": Recipe(
         env_id="hiddengrid/Megacity-v0",
         settings={"imitation": "heuristic", "imitation_steps": 1_048_576},

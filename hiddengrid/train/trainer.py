@@ -35,6 +35,7 @@ from hiddengrid.train.policy import (
     log_prob_entropy,
     masked_logits,
     sample,
+    teacher_loss,
 )
 
 CSV_COLUMNS = (
@@ -587,7 +588,11 @@ class PPOTrainer:
         ent = entropy.mean()
         loss = pg + cfg.value_coef * value_loss - cfg.entropy_coef * ent
         aux_stats = {}
-        if self.aux_labels is not None:
+        if self.aux_labels is not None and self.aux is not None and self.aux.head == "policy":
+            aux, right = teacher_loss(logits, self.nvec, self.aux_labels[index], valid)
+            loss = loss + cfg.aux_coef * aux
+            aux_stats = {"aux_loss": float(aux.detach()), "aux_accuracy": right}
+        elif self.aux_labels is not None:
             aux, right = aux_loss(self.model, self.aux_labels[index], valid)
             loss = loss + cfg.aux_coef * aux
             aux_stats = {"aux_loss": float(aux.detach()), "aux_accuracy": right}

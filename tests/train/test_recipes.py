@@ -286,3 +286,47 @@ def test_v2_table_trains_publishes_and_scores_each_row(
     evaluated = json.loads((tmp_path / "eval.json").read_text())[0]
     assert evaluated["success_rate"] == city["success"]
     assert evaluated["mean_return"] == pytest.approx(city["mean_return"])
+
+
+def test_teacher_labels_are_the_oracles_actions(tmp_path: Path) -> None:
+    """field_cipher_teacher's label of each collected step is the action the env's oracle
+    agent takes on that step's observation (differential test against the agent)."""
+    from hiddengrid.envs.field_cipher.agents import OracleAgent
+    from hiddengrid.train.auxiliary import AUXILIARIES
+
+    config = PPOConfig.from_dict({"env_id": CIPHER, **TINY, "auxiliary": "field_cipher_teacher"})
+    t = PPOTrainer(config, tmp_path)
+    t.carry = t._start()
+    oracle = OracleAgent(t.base)
+    fields = t.base.batch.fields
+    obs = {key: fields[name] for key, name in t.definition.observation.items()}
+    kinds = set()
+    for _ in range(60):
+        labels = AUXILIARIES["field_cipher_teacher"].labels(t.base.batch)[:, 0]
+        expected = oracle.act(obs, np.zeros(8, dtype=bool))
+        assert np.array_equal(labels, expected)
+        kinds.update(np.where(labels < 16, 0, labels).tolist())
+        t.env.step(np.random.default_rng(len(kinds)).integers(0, 19, size=8))
+    assert kinds >= {0, 16}  # writes and moves both checked
+    model, _, _ = PPOTrainer(config, tmp_path / "b").model, None, None
+    assert model.aux is None  # the teacher's labels go to the policy's own logits
+
+
+def test_teacher_recipe_runs_and_its_checkpoint_plays(tmp_path: Path) -> None:
+    result = train(
+        CIPHER,
+        out_dir=tmp_path,
+        progress=False,
+        reference_episodes=0,
+        **{**TINY, **recipe_settings("field_cipher_teacher", CIPHER)},
+    )
+    with open(result.csv, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert 0.0 <= float(rows[-1]["aux_accuracy"]) <= 1.0
+    played = run_episodes(
+        CIPHER,
+        "ppo",
+        4,
+        agent_factory=lambda env, seed: PPOAgent(env, seed, checkpoint=str(result.checkpoint)),
+    )
+    assert played.episodes == 4
