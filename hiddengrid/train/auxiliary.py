@@ -5,9 +5,9 @@ An auxiliary task gives, for every collected step, labels read from the env's hi
 them, and its cross-entropy joins the PPO loss: the encoder is taught what the observation
 means, the policy still acts on the observation alone, and the env's rewards and scores are
 untouched. The head is dropped at evaluation time (its weights travel in the checkpoint). A
-task whose ``head`` is ``"policy"`` puts its labels on the policy's own logits instead (distillation from
-a teacher that reads the hidden state): use it only where the teacher's action is a function
-of what the policy sees, so that a policy can learn it.
+task whose ``head`` is ``"policy"`` puts its labels on the policy's own logits instead
+(distillation from a teacher that reads the hidden state): use it only where the teacher's
+action is a function of what the policy sees, so that a policy can learn it.
 
 An episode statistic is a row of numbers per ended episode, read from the batch before the
 sub-env resets (FieldCipher: which slots held the message's character), averaged per update
