@@ -86,6 +86,12 @@ V2_ROWS: tuple[Row, ...] = (
         recipe="field_cipher_decoder",
     ),
     Row(
+        "FieldCipher-v0-teacher-2m-s0",
+        "hiddengrid/FieldCipher-v0",
+        2_000_000,
+        recipe="field_cipher_teacher",
+    ),
+    Row(
         "Megacity-v0-level0-imitation-2m-s0",
         "hiddengrid/Megacity-v0",
         1_000_000,
