@@ -77,6 +77,7 @@ class Row:
 
 
 MEGACITY_LEVEL0 = {"env_kwargs": {"level": 0}}
+# Only the rows that were run and published; a row's ``steps`` are PPO's, after any warm start.
 V2_ROWS: tuple[Row, ...] = (
     Row("FieldCipher-v0-mlp-10m-s0", "hiddengrid/FieldCipher-v0", 10_000_000),
     Row(
@@ -97,18 +98,6 @@ V2_ROWS: tuple[Row, ...] = (
         1_000_000,
         recipe="megacity_imitation",
         settings=MEGACITY_LEVEL0,
-    ),
-    Row(
-        "Megacity-v0-imitation-2m-s0",
-        "hiddengrid/Megacity-v0",
-        1_000_000,
-        recipe="megacity_imitation",
-    ),
-    Row(
-        "SquadRecon-v0-imitation-2m-s0",
-        "hiddengrid/SquadRecon-v0",
-        1_000_000,
-        recipe="squad_recon_imitation",
     ),
 )
 V2_DIR = Path("docs/baselines/trainer_v2")
