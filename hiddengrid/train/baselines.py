@@ -99,6 +99,13 @@ V2_ROWS: tuple[Row, ...] = (
         recipe="megacity_imitation",
         settings=MEGACITY_LEVEL0,
     ),
+    Row(
+        "SquadRecon-v0-imitation-524k-s0",
+        "hiddengrid/SquadRecon-v0",
+        262_144,
+        recipe="squad_recon_imitation",
+        settings={"imitation_steps": 262_144},
+    ),
 )
 V2_DIR = Path("docs/baselines/trainer_v2")
 REFERENCE_AGENTS = ("random", "heuristic", "oracle")  # the lines drawn and scored beside
@@ -116,8 +123,15 @@ def train_v2_row(row: Row, runs: Path, docs: Path) -> None:
         shutil.copy(folder / "imitation.csv", docs / f"{row.name}-imitation.csv")
 
 
-def score_v2(rows: Sequence[Row], docs: Path, images: Path, episodes: int) -> list[dict]:
-    """Scores each published checkpoint and the env's reference agents; draws the curves."""
+def score_v2(
+    rows: Sequence[Row],
+    docs: Path,
+    images: Path,
+    episodes: int,
+    reference_agents: Sequence[str] = REFERENCE_AGENTS,
+) -> list[dict]:
+    """Scores each published checkpoint and the env's ``reference_agents``; draws the
+    curves (with the reference lines of the agents scored)."""
     from hiddengrid.evaluate import run_episodes, wilson_interval
     from hiddengrid.registry import definition_of
     from hiddengrid.train.agent import PPOAgent
@@ -135,7 +149,7 @@ def score_v2(rows: Sequence[Row], docs: Path, images: Path, episodes: int) -> li
         key = (row.env_id, json.dumps(kwargs, sort_keys=True))
         if key not in references:
             refs = {}
-            for agent in REFERENCE_AGENTS:
+            for agent in reference_agents:
                 if agent in definition_of(row.env_id).agents:
                     r = run_episodes(row.env_id, agent, episodes, env_kwargs=kwargs)
                     refs[agent] = r
@@ -202,7 +216,7 @@ def _plot_v2(row: Row, docs: Path, images: Path, refs: dict[str, Any]) -> None:
             csv,
             slots,
             images / f"{row.name}-slots.png",
-            title=f"{row.env_id} {row.name}: share of ended training episodes with slot k right",
+            title=f"{row.name}: per-slot accuracy (ended training episodes)",
             chance=1 / 16,
         )
     print(f"wrote {images / f'{row.name}.png'}", file=sys.stderr)
@@ -218,11 +232,12 @@ def main_v2(args: argparse.Namespace) -> int:
     if not args.score_only:
         for row in rows:
             train_v2_row(row, Path(args.runs if args.runs != "runs/baselines" else "runs/v2"), docs)
-    results = score_v2(rows, docs, Path(args.images), args.episodes)
+    results = score_v2(rows, docs, Path(args.images), args.episodes, args.references)
     out = docs / "results.json"
-    old = json.loads(out.read_text()) if out.is_file() else []
-    names = {r.get("run") for r in results}
-    keep = [r for r in old if r.get("run") and r.get("run") not in names]
+    old = json.loads(out.read_text())["rows"] if out.is_file() else []
+    # rows of this call replace their earlier selves; the rest of the table is kept
+    fresh = {_key(r) for r in results}
+    keep = [r for r in old if _key(r) not in fresh]
     machine = f"{platform.machine()}, {platform.processor() or 'cpu'}, {_cores()} cores"
     with open(out, "w") as fh:
         json.dump({"machine": machine, "rows": keep + results}, fh, indent=1)
@@ -239,6 +254,10 @@ def main_v2(args: argparse.Namespace) -> int:
     return 0
 
 
+def _key(row: dict) -> tuple:
+    return (row["env"], json.dumps(row["env_kwargs"], sort_keys=True), row["agent"], row.get("run"))
+
+
 def _cores() -> int:
     import os
 
@@ -251,6 +270,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--score-only", action="store_true", help="with --v2: no training")
     parser.add_argument("--episodes", type=int, default=10_000, help="with --v2: scored episodes")
     parser.add_argument("--images", default="docs/images")
+    parser.add_argument(
+        "--references",
+        nargs="*",
+        default=list(REFERENCE_AGENTS),
+        metavar="AGENT",
+        help="with --v2: the env agents scored beside (default random heuristic oracle)",
+    )
     parser.add_argument("--steps", type=int, default=2_000_000)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument(
