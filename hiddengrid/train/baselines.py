@@ -93,6 +93,12 @@ V2_ROWS: tuple[Row, ...] = (
         recipe="field_cipher_teacher",
     ),
     Row(
+        "Megacity-v0-level0-mlp-1m-s0",
+        "hiddengrid/Megacity-v0",
+        1_000_000,
+        settings=MEGACITY_LEVEL0,
+    ),
+    Row(
         "Megacity-v0-level0-imitation-2m-s0",
         "hiddengrid/Megacity-v0",
         1_000_000,
