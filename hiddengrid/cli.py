@@ -435,6 +435,23 @@ def add_train(sub: Any) -> None:
     p.add_argument("--learning-rate", type=positive_float, help="Adam step size (default 5e-4)")
     p.add_argument("--entropy-coef", type=nonnegative_float, help="entropy bonus (default 0.01)")
     p.add_argument("--threads", type=positive_int, help="torch CPU threads (default 1)")
+    env_args_option(p)
+    p.add_argument(
+        "--recipe",
+        metavar="NAME",
+        help="a named training recipe for the env (hiddengrid.train.recipes), e.g. "
+        "field_cipher_decoder for FieldCipher; plain PPO without it",
+    )
+    p.add_argument(
+        "--imitation",
+        metavar="AGENT",
+        help="warm start: first clone this fair agent of the env (e.g. heuristic)",
+    )
+    p.add_argument(
+        "--imitation-steps",
+        type=positive_int,
+        help="env steps of the warm start (with --imitation)",
+    )
     p.add_argument("--tensorboard", action="store_true", help="also log to DIR/tensorboard")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_train)
@@ -454,12 +471,18 @@ def cmd_train(args: argparse.Namespace) -> int:
         "policy": args.policy,
         "memory_across_episodes": args.memory_across_episodes,
         "device": args.device,
+        "env_kwargs": dict(args.env_arg),
     }
-    for name in ("num_envs", "rollout", "hidden", "learning_rate", "entropy_coef", "threads"):
+    names = ("num_envs", "rollout", "hidden", "learning_rate", "entropy_coef", "threads")
+    for name in (*names, "imitation", "imitation_steps"):
         value = getattr(args, name)
         if value is not None:
             settings[name] = value
     try:
+        if args.recipe is not None:
+            from hiddengrid.train.recipes import recipe_settings
+
+            settings = {**recipe_settings(args.recipe, args.env), **settings}
         config = PPOConfig.from_dict(settings)
         trainer = PPOTrainer(config, args.out)
     except ValueError as exc:

@@ -92,7 +92,12 @@ class PPOKind:
             raise EvalError("--agent ppo needs --checkpoint FILE (written by hiddengrid train)")
         try:
             from hiddengrid.train.agent import PPOAgent
-            from hiddengrid.train.checkpoint import check_fits_env, load_checkpoint
+            from hiddengrid.train.checkpoint import (
+                check_env_args,
+                check_fits_env,
+                load_checkpoint,
+            )
+            from hiddengrid.train.config import resolved_env_kwargs
         except ImportError as exc:
             raise EvalError(
                 f"--agent ppo needs the train extra (pip install 'hiddengrid[train]'): {exc}"
@@ -107,8 +112,13 @@ class PPOKind:
                     f"checkpoint {self.checkpoint!r} was trained on {config.env_id}, not "
                     f"{env_id}; pass --env {config.env_id}"
                 )
-            # sizes checked here, not inside the first episode
-            env = gym.make(env_id, **(env_kwargs or {}).get(env_id, {}))
+            # sizes and env arguments checked here, not inside the first episode
+            given = (env_kwargs or {}).get(env_id, {})
+            try:
+                check_env_args(self.checkpoint, config, resolved_env_kwargs(env_id, given))
+            except ValueError as exc:
+                raise EvalError(str(exc)) from None
+            env = gym.make(env_id, **given)
             try:
                 check_fits_env(self.checkpoint, data, env)
             except ValueError as exc:

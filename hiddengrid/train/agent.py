@@ -10,7 +10,7 @@ from gymnasium import spaces
 
 from hiddengrid.core.agents import BatchAgent
 from hiddengrid.core.flat import FlatEncoder
-from hiddengrid.train.checkpoint import check_fits_env, load_checkpoint
+from hiddengrid.train.checkpoint import check_env_args, check_fits_env, load_checkpoint
 from hiddengrid.train.policy import action_nvec, masked_logits, sample
 from hiddengrid.train.trainer import PolicyInput
 
@@ -38,6 +38,9 @@ class PPOAgent(BatchAgent):
         torch.set_num_threads(self.config.threads)
         self.env = env
         check_fits_env(checkpoint, data, env)
+        batch = getattr(env.unwrapped, "batch", None)
+        if batch is not None:  # the env's arguments as it read them
+            check_env_args(checkpoint, self.config, dict(batch.config))
         self.encoder = FlatEncoder(env.single_observation_space)
         self.nvec = action_nvec(env.single_action_space)
         self.discrete = isinstance(env.single_action_space, spaces.Discrete)

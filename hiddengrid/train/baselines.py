@@ -1,4 +1,18 @@
-"""Reruns the published PPO baselines: every (env, policy) of :data:`GRID`, several seeds.
+"""Reruns the published PPO baselines.
+
+Trainer v2's table (:data:`V2_ROWS`: plain PPO and the named recipes, each row one run with its
+checkpoint under ``docs/baselines/trainer_v2``)::
+
+    python -m hiddengrid.train.baselines --v2 [--only NAME ...] [--score-only] [--episodes 10000]
+
+trains every row not trained yet into ``runs/v2/<name>``, copies its checkpoint and CSVs to
+``docs/baselines/trainer_v2/<name>.*``, scores every published checkpoint and the env's own
+agents on episodes 0..9,999 (episode ``k`` is ``reset(seed=k)``, with the env arguments the
+row was trained on, as ``hiddengrid eval --agent ppo --checkpoint FILE`` does), writes
+``docs/baselines/trainer_v2/results.json``, each row's curve ``docs/images/<name>.png``
+(FieldCipher also ``<name>-slots.png``, per-slot accuracy) and prints the Markdown table.
+
+The first trainer's grid (:data:`GRID`, several seeds per (env, policy))::
 
     python -m hiddengrid.train.baselines --steps 2000000 --seeds 0 1 2 [--only ID ...]
 
@@ -9,10 +23,15 @@ Each run trains into ``runs/baselines/<name>`` (checkpoint, CSV, plot) and copie
 from __future__ import annotations
 
 import argparse
+import json
+import platform
 import shutil
 import sys
+import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from hiddengrid.train import train
 
@@ -35,11 +54,240 @@ def run_name(env_id: str, policy: str, memory: bool, seed: int) -> str:
     return f"{env_id.split('/')[-1]}-{policy}{'-rl2' if memory else ''}-s{seed}"
 
 
+@dataclass(frozen=True)
+class Row:
+    """One published run of trainer v2: plain PPO (``recipe`` empty) or a named recipe."""
+
+    name: str
+    env_id: str
+    steps: int
+    recipe: str = ""
+    seed: int = 0
+    settings: dict[str, Any] = field(default_factory=dict)  # more PPOConfig fields
+
+    @property
+    def label(self) -> str:
+        return f"recipe {self.recipe}" if self.recipe else "PPO feed-forward"
+
+    def config(self) -> dict[str, Any]:
+        from hiddengrid.train.recipes import recipe_settings
+
+        base = recipe_settings(self.recipe, self.env_id) if self.recipe else {}
+        return {**base, **self.settings, "seed": self.seed, "total_steps": self.steps}
+
+
+MEGACITY_LEVEL0 = {"env_kwargs": {"level": 0}}
+# Only the rows that were run and published; a row's ``steps`` are PPO's, after any warm start.
+V2_ROWS: tuple[Row, ...] = (
+    Row("FieldCipher-v0-mlp-10m-s0", "hiddengrid/FieldCipher-v0", 10_000_000),
+    Row(
+        "FieldCipher-v0-decoder-3m-s0",
+        "hiddengrid/FieldCipher-v0",
+        3_000_000,
+        recipe="field_cipher_decoder",
+    ),
+    Row(
+        "FieldCipher-v0-teacher-2m-s0",
+        "hiddengrid/FieldCipher-v0",
+        2_000_000,
+        recipe="field_cipher_teacher",
+    ),
+    Row(
+        "Megacity-v0-level0-mlp-1m-s0",
+        "hiddengrid/Megacity-v0",
+        1_000_000,
+        settings=MEGACITY_LEVEL0,
+    ),
+    Row(
+        "Megacity-v0-level0-imitation-2m-s0",
+        "hiddengrid/Megacity-v0",
+        1_000_000,
+        recipe="megacity_imitation",
+        settings=MEGACITY_LEVEL0,
+    ),
+    Row(
+        "SquadRecon-v0-imitation-524k-s0",
+        "hiddengrid/SquadRecon-v0",
+        262_144,
+        recipe="squad_recon_imitation",
+        settings={"imitation_steps": 262_144},
+    ),
+)
+V2_DIR = Path("docs/baselines/trainer_v2")
+REFERENCE_AGENTS = ("random", "heuristic", "oracle")  # the lines drawn and scored beside
+
+
+def train_v2_row(row: Row, runs: Path, docs: Path) -> None:
+    """Trains ``row`` unless ``runs/<name>`` holds a finished run, then publishes it."""
+    folder = runs / row.name
+    if not (folder / "checkpoint.pt").is_file():
+        train(row.env_id, out_dir=folder, progress=False, **row.config())
+    docs.mkdir(parents=True, exist_ok=True)
+    shutil.copy(folder / "checkpoint.pt", docs / f"{row.name}.pt")
+    shutil.copy(folder / "progress.csv", docs / f"{row.name}.csv")
+    if (folder / "imitation.csv").is_file():
+        shutil.copy(folder / "imitation.csv", docs / f"{row.name}-imitation.csv")
+
+
+def score_v2(
+    rows: Sequence[Row],
+    docs: Path,
+    images: Path,
+    episodes: int,
+    reference_agents: Sequence[str] = REFERENCE_AGENTS,
+) -> list[dict]:
+    """Scores each published checkpoint and the env's ``reference_agents``; draws the
+    curves (with the reference lines of the agents scored)."""
+    from hiddengrid.evaluate import run_episodes, wilson_interval
+    from hiddengrid.registry import definition_of
+    from hiddengrid.train.agent import PPOAgent
+    from hiddengrid.train.checkpoint import load_checkpoint
+
+    results: list[dict] = []
+    references: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in rows:
+        ckpt = docs / f"{row.name}.pt"
+        if not ckpt.is_file():
+            print(f"{row.name}: no checkpoint at {ckpt}, not scored", file=sys.stderr)
+            continue
+        _, config, data = load_checkpoint(ckpt)
+        kwargs = dict(config.env_kwargs)
+        key = (row.env_id, json.dumps(kwargs, sort_keys=True))
+        if key not in references:
+            refs = {}
+            for agent in reference_agents:
+                if agent in definition_of(row.env_id).agents:
+                    r = run_episodes(row.env_id, agent, episodes, env_kwargs=kwargs)
+                    refs[agent] = r
+                    results.append(_result_row(row.env_id, kwargs, agent, r, wilson_interval))
+            references[key] = refs
+        start = time.perf_counter()
+        r = run_episodes(
+            row.env_id,
+            "ppo",
+            episodes,
+            env_kwargs=kwargs,
+            agent_factory=lambda env, seed, c=str(ckpt): PPOAgent(env, seed, checkpoint=c),
+        )
+        with open(docs / f"{row.name}.csv") as fh:
+            last = fh.readlines()[-1].split(",")
+        imitation = config.imitation_updates * config.steps_per_update
+        results.append(
+            {
+                **_result_row(row.env_id, kwargs, row.label, r, wilson_interval),
+                "run": row.name,
+                "checkpoint": str(ckpt),
+                "steps": int(data["step"]),
+                "imitation_steps": imitation,
+                "ppo_steps": int(data["step"]) - imitation,
+                "train_wall_seconds": float(last[12]),
+                "eval_seconds": time.perf_counter() - start,
+            }
+        )
+        _plot_v2(row, docs, images, references[key])
+    return results
+
+
+def _result_row(env_id: str, kwargs: dict, agent: str, r: Any, interval: Any) -> dict:
+    low, high = interval(r.successes, r.episodes)
+    return {
+        "env": env_id,
+        "env_kwargs": kwargs,
+        "agent": agent,
+        "episodes": r.episodes,
+        "seeds": f"0..{r.episodes - 1}",
+        "success": r.success_rate,
+        "ci95": [low, high],
+        "mean_return": r.mean_return,
+    }
+
+
+def _plot_v2(row: Row, docs: Path, images: Path, refs: dict[str, Any]) -> None:
+    from hiddengrid.train.plot import plot_columns, plot_curves
+
+    csv = docs / f"{row.name}.csv"
+    images.mkdir(parents=True, exist_ok=True)
+    plot_curves(
+        {f"{row.label}, seed {row.seed}": [csv]},
+        images / f"{row.name}.png",
+        title=f"{row.env_id} {row.name}: trainer v2 (grey: the env's agents, episodes 0..9,999)",
+        references={k: r.success_rate for k, r in refs.items()},
+        return_references={k: r.mean_return for k, r in refs.items()},
+    )
+    with open(csv) as fh:
+        header = fh.readline().strip().split(",")
+    slots = [c for c in header if c.startswith("slot") and c.endswith("_right")]
+    if slots:
+        plot_columns(
+            csv,
+            slots,
+            images / f"{row.name}-slots.png",
+            title=f"{row.name}: per-slot accuracy (ended training episodes)",
+            chance=1 / 16,
+        )
+    print(f"wrote {images / f'{row.name}.png'}", file=sys.stderr)
+
+
+def main_v2(args: argparse.Namespace) -> int:
+    rows = [r for r in V2_ROWS if not args.only or r.name in args.only]
+    unknown = sorted(set(args.only or ()) - {r.name for r in V2_ROWS})
+    if unknown:
+        print(f"unknown rows {unknown}; rows: {[r.name for r in V2_ROWS]}", file=sys.stderr)
+        return 2
+    docs = Path(args.csv_dir if args.csv_dir != "docs/baselines" else V2_DIR)
+    if not args.score_only:
+        for row in rows:
+            train_v2_row(row, Path(args.runs if args.runs != "runs/baselines" else "runs/v2"), docs)
+    results = score_v2(rows, docs, Path(args.images), args.episodes, args.references)
+    out = docs / "results.json"
+    old = json.loads(out.read_text())["rows"] if out.is_file() else []
+    # rows of this call replace their earlier selves; the rest of the table is kept
+    fresh = {_key(r) for r in results}
+    keep = [r for r in old if _key(r) not in fresh]
+    machine = f"{platform.machine()}, {platform.processor() or 'cpu'}, {_cores()} cores"
+    with open(out, "w") as fh:
+        json.dump({"machine": machine, "rows": keep + results}, fh, indent=1)
+    print("| env | env args | agent | env steps | success | 95 % interval | mean return |")
+    print("|---|---|---|---|---|---|---|")
+    for r in results:
+        steps = f"{r['steps'] / 1e6:.2f}M" if "steps" in r else ""
+        low, high = r["ci95"]
+        args_text = ", ".join(f"{k}={v}" for k, v in r["env_kwargs"].items())
+        print(
+            f"| `{r['env'].split('/')[-1]}` | {args_text} | {r['agent']} | {steps} | "
+            f"{r['success']:.1%} | [{low:.1%}, {high:.1%}] | {r['mean_return']:.3f} |"
+        )
+    return 0
+
+
+def _key(row: dict) -> tuple:
+    return (row["env"], json.dumps(row["env_kwargs"], sort_keys=True), row["agent"], row.get("run"))
+
+
+def _cores() -> int:
+    import os
+
+    return os.cpu_count() or 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--v2", action="store_true", help="trainer v2's table (V2_ROWS)")
+    parser.add_argument("--score-only", action="store_true", help="with --v2: no training")
+    parser.add_argument("--episodes", type=int, default=10_000, help="with --v2: scored episodes")
+    parser.add_argument("--images", default="docs/images")
+    parser.add_argument(
+        "--references",
+        nargs="*",
+        default=list(REFERENCE_AGENTS),
+        metavar="AGENT",
+        help="with --v2: the env agents scored beside (default random heuristic oracle)",
+    )
     parser.add_argument("--steps", type=int, default=2_000_000)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--only", action="append", metavar="ID", help="env id (repeatable)")
+    parser.add_argument(
+        "--only", action="append", metavar="ID", help="env id (repeatable); with --v2 a row name"
+    )
     parser.add_argument("--policy", action="append", choices=("mlp", "gru", "lstm"))
     parser.add_argument(
         "--memory", choices=("on", "off"), help="only runs with (or without) memory across episodes"
@@ -47,6 +295,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", default="runs/baselines")
     parser.add_argument("--csv-dir", default="docs/baselines")
     args = parser.parse_args(argv)
+    if args.v2:
+        return main_v2(args)
     csv_dir = Path(args.csv_dir)
     csv_dir.mkdir(parents=True, exist_ok=True)
     for env_id, policy, memory in GRID:

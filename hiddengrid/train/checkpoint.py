@@ -40,6 +40,16 @@ def _input_size(config: PPOConfig, obs_size: int, nvec: list[int]) -> int:
     return obs_size + (sum(nvec) + 2 if config.memory_across_episodes else 0)
 
 
+def aux_sizes(config: PPOConfig) -> tuple[int, ...]:
+    """The auxiliary head's label sizes of a run's settings (none without an auxiliary task)."""
+    if not config.auxiliary:
+        return ()
+    from hiddengrid.train.auxiliary import AUXILIARIES
+
+    task = AUXILIARIES[config.auxiliary]
+    return task.sizes if task.head == "aux" else ()
+
+
 def load_checkpoint(
     path: str | Path, device: str | torch.device = "cpu"
 ) -> tuple[ActorCritic, PPOConfig, dict[str, Any]]:
@@ -78,7 +88,13 @@ def load_checkpoint(
     weights = data["model"]
     if not isinstance(weights, dict):
         raise ValueError(f"checkpoint {name!r} is damaged: its weights are not a table")
-    model = ActorCritic(_input_size(config, obs_size, nvec), nvec, config.hidden, config.policy)
+    model = ActorCritic(
+        _input_size(config, obs_size, nvec),
+        nvec,
+        config.hidden,
+        config.policy,
+        aux_sizes(config),
+    )
     expected = model.state_dict()
     if set(weights) != set(expected):
         lacking = sorted(set(expected) - set(weights))
@@ -123,3 +139,21 @@ def check_fits_env(path: str | Path, data: dict[str, Any], env: Any) -> None:
         raise ValueError(
             f"checkpoint {str(path)!r} has actions {list(data['nvec'])}, this env has {nvec}"
         )
+
+
+def check_env_args(path: str | Path, config: PPOConfig, env_args: dict[str, Any]) -> None:
+    """Refuses an env built with other arguments than the ones the policy was trained on
+    (``env_args`` as the env read them, its defaults filled in), naming the ``--env-arg``
+    values that play the trained env."""
+    trained = dict(config.env_kwargs)
+    if dict(env_args) == trained:
+        return
+    wanted = " ".join(f"--env-arg {k}={v!r}" for k, v in trained.items()) or "no --env-arg"
+    raise ValueError(
+        f"checkpoint {str(path)!r} was trained on {config.env_id} with "
+        f"{_args_text(trained)}, this env has {_args_text(env_args)}; pass {wanted}"
+    )
+
+
+def _args_text(args: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in sorted(args.items())) or "no arguments"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 POLICIES = ("mlp", "gru", "lstm")
@@ -57,9 +57,20 @@ class PPOConfig:
     the rollout), weighting the policy loss by ``(n * p) ** -beta`` with ``beta`` rising from
     ``priority_beta`` towards 1 over the run. ``shaping`` names a potential-based shaping of
     :mod:`hiddengrid.train.shaping` (training-only; the episode return is unchanged).
+    ``auxiliary`` names a supervised auxiliary task of :mod:`hiddengrid.train.auxiliary`: a
+    second head on the encoder predicts training-only labels (the env's hidden state), its
+    cross-entropy added to the loss times ``aux_coef``; the policy never reads the labels.
+    ``imitation`` names one of the env's own fair agents (one that sees only what the policy
+    sees): the run first plays ``imitation_steps`` env steps with that agent acting and the
+    policy learning its actions (behaviour cloning, with the value head fitted to the agent's
+    returns), then PPO takes over for ``total_steps``.
+    ``env_kwargs`` are the env's keyword arguments (Megacity's ``level``, ...), checked by the
+    env and kept in the checkpoint with its defaults filled in, so evaluation plays the env
+    the policy learnt.
     """
 
     env_id: str = "hiddengrid/AnomalyMapping-v0"
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
     total_steps: int = 1_500_000
     seed: int = 0
     policy: str = "mlp"
@@ -78,6 +89,10 @@ class PPOConfig:
     priority: float = 0.8
     priority_beta: float = 0.2
     shaping: str = ""
+    auxiliary: str = ""
+    aux_coef: float = 1.0
+    imitation: str = ""
+    imitation_steps: int = 0
     gamma: float = 0.99
     gae_lambda: float = 0.95
     clip: float = 0.2
@@ -100,6 +115,13 @@ class PPOConfig:
     @property
     def steps_per_update(self) -> int:
         return self.num_envs * self.rollout
+
+    @property
+    def imitation_updates(self) -> int:
+        """Updates of the behaviour-cloning warm start (0 without one)."""
+        if not self.imitation:
+            return 0
+        return -(-self.imitation_steps // self.steps_per_update)
 
     @property
     def updates(self) -> int:
@@ -168,13 +190,28 @@ class PPOConfig:
                 )
             if known.env_id != self.env_id:
                 raise ValueError(f"shaping {self.shaping} is for {known.env_id}, not {self.env_id}")
+        if self.auxiliary:
+            from hiddengrid.train.auxiliary import AUXILIARIES
+
+            task = AUXILIARIES.get(self.auxiliary)
+            if task is None:
+                raise ValueError(
+                    f"auxiliary must be one of {', '.join(AUXILIARIES)} (or empty), got "
+                    f"{_shown(self.auxiliary)}"
+                )
+            if task.env_id != self.env_id:
+                raise ValueError(
+                    f"auxiliary {self.auxiliary} is for {task.env_id}, not {self.env_id}"
+                )
+        self.env_kwargs = resolved_env_kwargs(self.env_id, self.env_kwargs)
+        check_imitation(self.env_id, self.imitation, self.imitation_steps)
         if not 0 <= self.priority_beta <= 1:
             raise ValueError(f"priority_beta must be in [0, 1], got {self.priority_beta!r}")
         if self.priority > 0 and self.num_envs % self.minibatches:
             raise ValueError(
                 f"with priority, num_envs ({self.num_envs}) must be a multiple of minibatches"
             )
-        for name in ("entropy_coef", "value_coef", "value_clip", "priority"):
+        for name in ("entropy_coef", "value_coef", "value_clip", "priority", "aux_coef"):
             if not getattr(self, name) >= 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
         if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
@@ -200,3 +237,49 @@ class PPOConfig:
         if unknown:
             raise ValueError(f"unknown PPO settings {unknown}; valid: {sorted(known)}")
         return cls(**values)
+
+
+def resolved_env_kwargs(env_id: str, kwargs: Any) -> dict[str, Any]:
+    """``kwargs`` as the env reads them (its defaults filled in), or ``ValueError`` saying
+    what is wrong: the checkpoint keeps these, so a default that changes later cannot
+    silently change the env a stored policy is scored on."""
+    if not isinstance(kwargs, dict) or not all(isinstance(k, str) for k in kwargs):
+        raise ValueError(f"env_kwargs must be a table of names to values, got {_shown(kwargs)}")
+    import gymnasium as gym
+
+    from hiddengrid.registry import ENV_IDS, definition_of
+
+    if env_id not in ENV_IDS:
+        raise ValueError(f"unknown env {env_id!r}; registered: {', '.join(ENV_IDS)}")
+    if "num_threads" in kwargs:
+        raise ValueError("env_kwargs: num_threads is not an env argument of a training run")
+    try:
+        return dict(definition_of(env_id).configure({**gym.spec(env_id).kwargs, **kwargs}))
+    except (TypeError, ValueError) as exc:
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        raise ValueError(f"env_kwargs for {env_id}: {text[:200]}") from None
+
+
+def check_imitation(env_id: str, agent: str, steps: Any) -> None:
+    """The warm start's agent is one of the env's own and fair, and its step count is sane."""
+    if isinstance(steps, bool) or not isinstance(steps, int) or not 0 <= steps <= 10**12:
+        raise ValueError(f"imitation_steps must be an integer in 0..10**12, got {_shown(steps)}")
+    if not agent:
+        if steps:
+            raise ValueError("imitation_steps needs imitation (the agent to imitate)")
+        return
+    from hiddengrid.registry import ENV_IDS, definition_of
+
+    if env_id not in ENV_IDS:
+        return  # the unknown env is refused by the trainer, naming the registered ones
+    agents = definition_of(env_id).agents
+    fair = sorted(n for n, cls in agents.items() if not getattr(cls, "reads_scenario", False))
+    if agent not in agents:
+        raise ValueError(f"imitation: {env_id} has no agent {agent!r}; fair ones: {fair}")
+    if getattr(agents[agent], "reads_scenario", False):
+        raise ValueError(
+            f"imitation: {agent} reads the hidden scenario, so its actions are not ones a "
+            f"policy could take from what it sees; fair ones: {fair}"
+        )
+    if not steps:
+        raise ValueError("imitation needs imitation_steps >= 1")

@@ -126,3 +126,40 @@ def plot_curves(
     fig.savefig(out)
     plt.close(fig)
     return out
+
+
+def plot_columns(
+    csv_path: str | Path,
+    columns: Sequence[str],
+    out: str | Path,
+    title: str = "",
+    chance: float | None = None,
+    window: int = 5,
+) -> Path:
+    """One line per column of a run's CSV (rates over its ended episodes, e.g. FieldCipher's
+    per-slot accuracy), episode-weighted over the last ``window`` updates, with a grey line at
+    ``chance``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    data = read_curve(csv_path)
+    fig, ax = plt.subplots(figsize=(6, 3.8), dpi=100)
+    for column in columns:
+        x, y = smooth(data["step"], data[column], data["episodes"], max(1, window))
+        ax.plot(x, y, linewidth=1.5, label=column)
+    if chance is not None:
+        _reference_lines(ax, {"chance": chance})
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("env steps (training episodes, sampled actions)")
+    ax.set_ylabel(f"share of ended episodes (last {window} updates)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    if title:
+        ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    out = Path(out)
+    fig.savefig(out)
+    plt.close(fig)
+    return out

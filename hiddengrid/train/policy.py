@@ -8,6 +8,7 @@ carry no gradient.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -39,11 +40,21 @@ def _layer(inputs: int, outputs: int, gain: float) -> nn.Linear:
 
 
 class ActorCritic(nn.Module):
-    """Encoder (two ReLU layers), optional GRU/LSTM core, policy and value heads."""
+    """Encoder (two ReLU layers), optional GRU/LSTM core, policy and value heads, and with
+    ``aux_sizes`` an auxiliary head on the core's output predicting training-only labels
+    (:mod:`hiddengrid.train.auxiliary`); acting never uses it."""
 
-    def __init__(self, input_size: int, nvec: list[int], hidden: int, core: str) -> None:
+    def __init__(
+        self,
+        input_size: int,
+        nvec: list[int],
+        hidden: int,
+        core: str,
+        aux_sizes: Sequence[int] = (),
+    ) -> None:
         super().__init__()
         self.nvec = list(nvec)
+        self.aux_sizes = list(aux_sizes)
         self.core_kind = core
         self.hidden = hidden
         root2 = float(np.sqrt(2))
@@ -68,6 +79,10 @@ class ActorCritic(nn.Module):
                     nn.init.zeros_(param)
         self.actor = _layer(hidden, sum(self.nvec), 0.01)
         self.critic = _layer(hidden, 1, 1.0)
+        self.aux = _layer(hidden, sum(self.aux_sizes), 1.0) if self.aux_sizes else None
+        # the features of the last forward pass, for the auxiliary head's loss (the learner
+        # reads them right after its forward pass; acting ignores them)
+        self.features: torch.Tensor | None = None
 
     @property
     def recurrent(self) -> bool:
@@ -103,7 +118,36 @@ class ActorCritic(nn.Module):
         z = self.encoder(x)
         if self.core is not None:
             z, state = self._core(z, state, first)
+        self.features = z if self.aux is not None else None
         return self.actor(z), self.critic(z).squeeze(-1), state
+
+
+def aux_loss(
+    model: ActorCritic, labels: torch.Tensor, keep: torch.Tensor
+) -> tuple[torch.Tensor, float]:
+    """Mean cross-entropy of the auxiliary head over the rows ``keep`` selects of the last
+    forward pass, summed over label components, and the fraction of components right."""
+    assert model.aux is not None and model.features is not None
+    logits = model.aux(model.features)[keep]
+    labels = labels[keep]
+    loss = torch.zeros((), device=logits.device)
+    right = 0.0
+    for k, part in enumerate(torch.split(logits, model.aux_sizes, dim=-1)):
+        loss = loss + nn.functional.cross_entropy(part, labels[:, k])
+        right += float((part.argmax(-1) == labels[:, k]).float().mean()) if len(part) else 0.0
+    return loss, right / len(model.aux_sizes)
+
+
+def teacher_loss(
+    logits: torch.Tensor, nvec: list[int], labels: torch.Tensor, keep: torch.Tensor
+) -> tuple[torch.Tensor, float]:
+    """Cross-entropy of the policy's (masked) logits against a teacher's actions over the
+    rows ``keep`` selects, summed over action components, and how often its most likely
+    action is the teacher's."""
+    logp, _ = log_prob_entropy(logits, nvec, labels)
+    best = torch.stack([part.argmax(-1) for part in torch.split(logits, nvec, dim=-1)], -1)
+    agree = float((best == labels).all(-1)[keep].float().mean()) if bool(keep.any()) else 0.0
+    return -logp[keep].mean(), agree
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:

@@ -24,15 +24,18 @@ import torch
 
 from hiddengrid.core.flat import FlatVectorEnv
 from hiddengrid.registry import ENV_IDS, definition_of
-from hiddengrid.train.checkpoint import save_checkpoint
+from hiddengrid.train.auxiliary import AUXILIARIES, EPISODE_STATS
+from hiddengrid.train.checkpoint import aux_sizes, save_checkpoint
 from hiddengrid.train.config import PPOConfig
 from hiddengrid.train.policy import (
     ActorCritic,
     State,
     action_nvec,
+    aux_loss,
     log_prob_entropy,
     masked_logits,
     sample,
+    teacher_loss,
 )
 
 CSV_COLUMNS = (
@@ -53,6 +56,15 @@ CSV_COLUMNS = (
     "forward_seconds",
     "learn_seconds",
 )
+
+
+def csv_columns(config: PPOConfig) -> tuple[str, ...]:
+    """The progress CSV's columns: :data:`CSV_COLUMNS`, then the auxiliary task's loss and
+    accuracy when there is one, then the env's episode statistics (FieldCipher's per-slot
+    accuracy) when it has them."""
+    extra: tuple[str, ...] = ("aux_loss", "aux_accuracy") if config.auxiliary else ()
+    stat = EPISODE_STATS.get(config.env_id)
+    return CSV_COLUMNS + extra + (stat.columns if stat else ())
 
 
 def resolve_device(name: str) -> torch.device:
@@ -116,6 +128,7 @@ class PolicyInput:
 
 
 RUN_FILES = ("progress.csv", "checkpoint.pt")
+IMITATION_SEED = 3_000_000  # added to the run's seed for the imitated agent's random stream
 
 
 def default_out_dir(config: PPOConfig) -> Path:
@@ -185,6 +198,7 @@ class _Episodes:
     returns: list[float] = field(default_factory=list)
     lengths: list[int] = field(default_factory=list)
     successes: int = 0
+    stats: list[np.ndarray] = field(default_factory=list)  # the env's episode statistics
 
 
 class PPOTrainer:
@@ -206,7 +220,10 @@ class PPOTrainer:
         self.generator = torch.Generator(device=self.device).manual_seed(cfg.seed)
         self.definition = definition_of(cfg.env_id)
         venv = gym.make_vec(
-            cfg.env_id, num_envs=cfg.num_envs, vectorization_mode="vector_entry_point"
+            cfg.env_id,
+            num_envs=cfg.num_envs,
+            vectorization_mode="vector_entry_point",
+            **cfg.env_kwargs,
         )
         self.env = FlatVectorEnv(venv)
         self.base = venv.unwrapped
@@ -218,13 +235,17 @@ class PPOTrainer:
             from hiddengrid.train.shaping import SHAPINGS
 
             self.shaping = SHAPINGS[cfg.shaping]
+        self.aux = AUXILIARIES[cfg.auxiliary] if cfg.auxiliary else None
+        self.expert: Any = None  # the imitated agent, during the warm start only
+        self.expert_obs: dict[str, np.ndarray] = {}
+        self.episode_stat = EPISODE_STATS.get(cfg.env_id)
         self.inputs = PolicyInput(
             self.env.encoder.size, self.nvec, cfg.memory_across_episodes, cfg.num_envs
         )
         _check_memory(cfg, self.inputs.size, sum(self.nvec))
-        self.model = ActorCritic(self.inputs.size, self.nvec, cfg.hidden, cfg.policy).to(
-            self.device
-        )
+        self.model = ActorCritic(
+            self.inputs.size, self.nvec, cfg.hidden, cfg.policy, aux_sizes(cfg)
+        ).to(self.device)
         self.optimizer = torch.optim.Adam(
             self.model.parameters(), lr=cfg.learning_rate, eps=cfg.adam_eps
         )
@@ -252,6 +273,11 @@ class PPOTrainer:
             if self.masked
             else None
         )
+        self.aux_labels = (
+            torch.zeros((t, n, len(self.aux.sizes)), dtype=torch.long, device=dev)
+            if self.aux is not None
+            else None
+        )
 
     def _mask(self) -> np.ndarray:
         mask = np.asarray(self.base.action_masks(), dtype=bool).reshape(self.config.num_envs, -1)
@@ -273,7 +299,7 @@ class PPOTrainer:
         ckpt_path = self.out_dir / "checkpoint.pt"
         recorder = _Recorder(self.out_dir, cfg, progress, tensorboard)
         self.carry = self._start()
-        step = 0
+        step = self._imitate() if cfg.imitation else 0
         with recorder:
             for update in range(1, cfg.updates + 1):
                 episodes = self._collect()
@@ -330,8 +356,105 @@ class PPOTrainer:
                 logits, value = logits[0], value[0]
             else:
                 logits, value, _ = self.model(x, c.state)
-            action, logp = sample(masked_logits(logits, mask), self.nvec, self.generator)
+            logits = masked_logits(logits, mask)
+            if self.expert is not None:  # the warm start: the imitated agent acts
+                chosen = self.expert.act(self.expert_obs, c.first)
+                action = torch.as_tensor(np.asarray(chosen), device=x.device).reshape(
+                    x.shape[0], len(self.nvec)
+                )
+                logp = log_prob_entropy(logits, self.nvec, action)[0]
+            else:
+                action, logp = sample(logits, self.nvec, self.generator)
         return action, logp, value
+
+    # --- imitation warm start -----------------------------------------------------------------
+
+    def _imitate(self) -> int:
+        """Behaviour cloning before PPO: ``imitation_updates`` rollouts played by the env's
+        fair agent ``imitation``, the policy taught its actions (cross-entropy) and the value
+        head its returns. Writes ``imitation.csv`` (per update: the agent's success, the
+        policy's cross-entropy and how often its most likely action is the agent's) and
+        returns the env steps it took; PPO continues from the same sub-envs."""
+        cfg = self.config
+        factory = self.definition.agents[cfg.imitation]
+        # its own seed stream: the agent's random choices never repeat the policy's
+        self.expert = factory(self.base, seed=cfg.seed + IMITATION_SEED)
+        fields = self.base.batch.fields
+        # the observation as the agent reads it: the batch's arrays, updated in place by steps
+        self.expert_obs = {key: fields[name] for key, name in self.definition.observation.items()}
+        path = self.out_dir / "imitation.csv"
+        columns = ("step", "episodes", "success_rate", "mean_return", "cross_entropy")
+        step = 0
+        try:
+            with open(path, "w", newline="") as fh:
+                out = csv.DictWriter(fh, fieldnames=(*columns, "agreement", "value_loss"))
+                out.writeheader()
+                for _ in range(cfg.imitation_updates):
+                    episodes = self._collect()
+                    step += cfg.steps_per_update
+                    stats = self._learn_imitation()
+                    count = len(episodes.returns)
+                    out.writerow(
+                        {
+                            "step": step,
+                            "episodes": count,
+                            "success_rate": episodes.successes / count if count else "nan",
+                            "mean_return": float(np.mean(episodes.returns)) if count else "nan",
+                            **stats,
+                        }
+                    )
+                    fh.flush()
+        finally:
+            self.expert = None
+        # PPO's first rollout starts from these sub-envs mid-episode; its own memory and
+        # sampling take over from here. The timers and steps/s are PPO's alone.
+        self.timers = dict.fromkeys(self.timers, 0.0)
+        self.backward_seconds = 0.0
+        return step
+
+    def _learn_imitation(self) -> dict[str, float]:
+        cfg = self.config
+        returns = self._advantages(self.values)[1]  # the value targets of the agent's play
+        totals = {"cross_entropy": 0.0, "agreement": 0.0, "value_loss": 0.0}
+        count = 0
+        for _ in range(cfg.epochs):
+            for index in self._minibatches():
+                valid = self.valid[index]
+                if not bool(valid.any()):
+                    continue
+                logits, values = self._forward(index)
+                if self.masks is not None:
+                    logits = masked_logits(logits, self.masks[index])
+                actions = self.actions[index]
+                logp, _ = log_prob_entropy(logits, self.nvec, actions)
+                cross_entropy = -logp[valid].mean()
+                value_loss = 0.5 * (values[valid] - returns[index][valid]).pow(2).mean()
+                loss = cross_entropy + cfg.value_coef * value_loss
+                self.optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
+                self.optimizer.step()
+                with torch.no_grad():
+                    best = torch.stack(
+                        [p.argmax(-1) for p in torch.split(logits, self.nvec, dim=-1)], -1
+                    )
+                    agree = (best == actions).all(-1)[valid].float().mean()
+                totals["cross_entropy"] += float(cross_entropy.detach())
+                totals["agreement"] += float(agree)
+                totals["value_loss"] += float(value_loss.detach())
+                count += 1
+        return {key: value / max(count, 1) for key, value in totals.items()}
+
+    def _forward(self, index: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        """Logits and values of the minibatch ``index`` of the rollout, recomputed."""
+        cfg = self.config
+        if self.model.recurrent:
+            state = tuple(s[:, index[1]] for s in self.initial)
+            clear = None if cfg.memory_across_episodes else self.first[index]
+            logits, values, _ = self.model(self.obs[index], state, clear)
+        else:
+            logits, values, _ = self.model(self.obs[index], ())
+        return logits, values
 
     def _collect(self) -> _Episodes:
         """Plays ``rollout`` steps of every sub-env into the buffers."""
@@ -358,17 +481,23 @@ class PPOTrainer:
             action_np = action.cpu().numpy()
             tock = time.perf_counter()
             timers["forward"] += tock - tick
+            if self.aux_labels is not None:  # the episode this observation belongs to
+                self.aux_labels[t] = torch.as_tensor(self.aux.labels(self.base.batch), device=dev)
             if self.shaping is not None:
                 before = self.shaping.potential(self.base.batch)
-            flat, reward, terminated, _, info = self.env.step(
+            flat, reward, terminated, truncated, info = self.env.step(
                 action_np[:, 0] if self.discrete else action_np
             )
+            if self.expert is not None:
+                self.expert.observe(reward, terminated, truncated)
             learn_reward = reward
             if self.shaping is not None:
                 after = self.shaping.potential(self.base.batch)  # before any reset
                 after[terminated] = 0.0
                 # a reset step (next-step autoreset) learns nothing: it keeps its own reward
                 learn_reward = np.where(c.ended, reward, reward + after - before)
+            if self.episode_stat is not None and terminated.any():  # read before any reset
+                done.stats.append(self.episode_stat.values(self.base.batch)[terminated])
             if same_step and terminated.any():
                 # The next episode starts now: no step is spent on the reset.
                 flat, _ = self.env.reset(options={"reset_mask": terminated})
@@ -458,6 +587,15 @@ class PPOTrainer:
         value_loss = 0.5 * value_error.mean()
         ent = entropy.mean()
         loss = pg + cfg.value_coef * value_loss - cfg.entropy_coef * ent
+        aux_stats = {}
+        if self.aux_labels is not None and self.aux is not None and self.aux.head == "policy":
+            aux, right = teacher_loss(logits, self.nvec, self.aux_labels[index], valid)
+            loss = loss + cfg.aux_coef * aux
+            aux_stats = {"aux_loss": float(aux.detach()), "aux_accuracy": right}
+        elif self.aux_labels is not None:
+            aux, right = aux_loss(self.model, self.aux_labels[index], valid)
+            loss = loss + cfg.aux_coef * aux
+            aux_stats = {"aux_loss": float(aux.detach()), "aux_accuracy": right}
         with torch.no_grad():
             stats = {
                 "policy_loss": float(pg),
@@ -465,6 +603,7 @@ class PPOTrainer:
                 "entropy": float(ent),
                 "approx_kl": float(((ratio - 1) - log_ratio).mean()),
                 "clip_fraction": float(((ratio - 1).abs() > cfg.clip).float().mean()),
+                **aux_stats,
             }
         return loss, stats
 
@@ -508,12 +647,7 @@ class PPOTrainer:
                     index, weight = self._prioritized(advantages, beta)
                 if not bool(self.valid[index].any()):
                     continue
-                if self.model.recurrent:
-                    state = tuple(s[:, index[1]] for s in self.initial)
-                    clear = None if cfg.memory_across_episodes else self.first[index]
-                    logits, new_values, _ = self.model(self.obs[index], state, clear)
-                else:
-                    logits, new_values, _ = self.model(self.obs[index], ())
+                logits, new_values = self._forward(index)
                 loss, stats = self._loss(
                     logits, new_values, index, advantages, returns, values, weight
                 )
@@ -564,7 +698,8 @@ class _Recorder:
 
     def __enter__(self) -> _Recorder:
         self.fh = open(self.csv_path, "w", newline="")
-        self.out = csv.DictWriter(self.fh, fieldnames=CSV_COLUMNS)
+        self.columns = csv_columns(self.cfg)
+        self.out = csv.DictWriter(self.fh, fieldnames=self.columns)
         self.out.writeheader()
         self.writer = _tensorboard(self.out_dir) if self.tensorboard else None
         self.bar = _progress_bar(self.cfg, self.progress)
@@ -613,6 +748,11 @@ class _Recorder:
             "forward_seconds": timers["forward"],
             "learn_seconds": timers["learn"],
         }
+        stat = EPISODE_STATS.get(self.cfg.env_id)
+        if stat is not None:
+            values = np.concatenate(episodes.stats) if episodes.stats else None
+            for k, name in enumerate(stat.columns):
+                row[name] = float(values[:, k].mean()) if values is not None else float("nan")
         if self.first_update is None:
             self.first_update = (step, elapsed)
         self.out.writerow(row)

@@ -1,0 +1,69 @@
+"""Process CPU time per env step of the first trainer's settings against today's defaults.
+
+    python -m hiddengrid.train.cputime [--env ID] [--steps 131072] [--repeats 3]
+
+Wall-clock steps/s on a shared machine moves with the other jobs; the CPU time this process
+spends (``time.process_time``: user + system, all its threads) per env step does not, or far
+less. Each repeat trains both variants once, alternating, in this one process after a warm-up
+run that compiles the env's kernels; the table gives each variant's median microseconds of CPU
+per env step and the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hiddengrid.train import train
+from hiddengrid.train.ablation import FIRST
+
+VARIANTS: dict[str, dict[str, Any]] = {"first trainer": FIRST, "trainer v2 (defaults)": {}}
+
+
+def cpu_seconds(env_id: str, steps: int, settings: dict[str, Any], folder: Path) -> float:
+    start = time.process_time()
+    train(
+        env_id,
+        out_dir=folder,
+        progress=False,
+        reference_episodes=0,
+        total_steps=steps,
+        **settings,
+    )
+    return time.process_time() - start
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env", default="hiddengrid/AnomalyMapping-v0")
+    parser.add_argument("--steps", type=int, default=131_072)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    per_step: dict[str, list[float]] = {name: [] for name in VARIANTS}
+    with tempfile.TemporaryDirectory() as tmp:
+        cpu_seconds(args.env, 16_384, {}, Path(tmp) / "warmup")  # compiles, loads torch
+        for k in range(args.repeats):
+            for name, settings in VARIANTS.items():
+                folder = Path(tmp) / f"{len(per_step[name])}-{k}-{abs(hash(name))}"
+                seconds = cpu_seconds(args.env, args.steps, settings, folder)
+                per_step[name].append(seconds / args.steps * 1e6)
+    print(f"{args.env}, {args.steps:,} steps per run, {args.repeats} runs each")
+    print("| trainer | CPU us per env step (median) | runs |")
+    print("|---|---|---|")
+    medians = {name: statistics.median(v) for name, v in per_step.items()}
+    for name, values in per_step.items():
+        runs = ", ".join(f"{v:.1f}" for v in values)
+        print(f"| {name} | {medians[name]:.1f} | {runs} |")
+    first, second = medians.values()
+    print(f"trainer v2 uses {second / first:.2f}x the first trainer's CPU per step")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

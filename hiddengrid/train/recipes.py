@@ -1,0 +1,58 @@
+"""Named training recipes: settings beyond plain PPO that make one env learn, each published
+as its own row beside plain PPO. The envs keep their rewards; a recipe only changes training
+(shaping from training-only information, auxiliary losses, the env arguments trained on).
+
+    hiddengrid train --env hiddengrid/FieldCipher-v0 --recipe field_cipher_decoder
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Recipe:
+    env_id: str
+    settings: dict[str, Any] = field(default_factory=dict)  # PPOConfig fields
+    doc: str = ""
+
+
+RECIPES: dict[str, Recipe] = {
+    "field_cipher_decoder": Recipe(
+        env_id="hiddengrid/FieldCipher-v0",
+        settings={"auxiliary": "field_cipher_message", "shaping": "field_cipher_slots"},
+        doc="an auxiliary head predicts the hidden message's digits from the observation "
+        "(training-only labels), and each right character is paid when written "
+        "(potential-based: the episode's return is unchanged)",
+    ),
+    "field_cipher_teacher": Recipe(
+        env_id="hiddengrid/FieldCipher-v0",
+        settings={"auxiliary": "field_cipher_teacher", "shaping": "field_cipher_slots"},
+        doc="the policy is also taught the oracle's actions on the states it visits "
+        "(distillation from a teacher that reads the codebook; its action is a function of "
+        "the observation), and each right character is paid when written",
+    ),
+    "megacity_imitation": Recipe(
+        env_id="hiddengrid/Megacity-v0",
+        settings={"imitation": "heuristic", "imitation_steps": 1_048_576},
+        doc="behaviour cloning from the fair heuristic (it reads only the observation and the "
+        "action mask) for 1M env steps, then PPO",
+    ),
+    "squad_recon_imitation": Recipe(
+        env_id="hiddengrid/SquadRecon-v0",
+        settings={"imitation": "heuristic", "imitation_steps": 1_048_576},
+        doc="behaviour cloning from the fair heuristic for 1M env steps, then PPO",
+    ),
+}
+
+
+def recipe_settings(name: str, env_id: str) -> dict[str, Any]:
+    """The recipe's settings, or ``ValueError`` naming the recipes (and the env each is for)."""
+    recipe = RECIPES.get(name)
+    if recipe is None:
+        known = ", ".join(f"{k} ({r.env_id})" for k, r in RECIPES.items())
+        raise ValueError(f"unknown recipe {name!r}; recipes: {known}")
+    if recipe.env_id != env_id:
+        raise ValueError(f"recipe {name} is for {recipe.env_id}, not {env_id}")
+    return dict(recipe.settings)
