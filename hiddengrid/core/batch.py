@@ -70,8 +70,17 @@ class Batch:
         self.reward[:] = 0.0
         self.terminated[:] = False
 
-    def step(self, actions: np.ndarray) -> None:
-        run_rows(self.num_threads, self.definition.step_all, actions, *self._step_args)
+    def step(self, actions: np.ndarray, then: Any = None, then_args: tuple[Any, ...] = ()) -> None:
+        """One step of every sub-env; ``then(lo, hi, *then_args)`` runs on each thread's rows
+        right after it (see :func:`hiddengrid.core.kernel.run_rows`)."""
+        run_rows(
+            self.num_threads,
+            self.definition.step_all,
+            actions,
+            *self._step_args,
+            then=then,
+            then_args=then_args,
+        )
 
     def reset_done(self) -> None:
         """Starts a new episode in every sub-env whose ``done`` flag is set (same-step

@@ -17,6 +17,7 @@ from numba import njit
 
 from hiddengrid.core.agents import BatchAgent, RandomAgent
 from hiddengrid.core.batch import Batch
+from hiddengrid.core.kernel import calling, opaque_call
 from hiddengrid.core.rng import below, seed_streams
 from hiddengrid.envs.megacity.constants import (
     AIR_BASE_DEMAND,
@@ -57,7 +58,7 @@ from hiddengrid.envs.megacity.constants import (
     VENT_BASE,
     WAIT,
 )
-from hiddengrid.envs.megacity.rules import phase, step_one
+from hiddengrid.envs.megacity.rules import phase, step_all
 
 MAX_TARGETS = 8
 OPEN_STEPS = CORE_DELAY + 3  # steps a planned chamber stays open before it is online (creep)
@@ -437,9 +438,9 @@ class ExpertAgent(BatchAgent):
 # --- the oracle: reads the geology, plans with the equations, checks plans by simulation ------
 
 
-@njit(cache=True)
 def oracle_rollouts(
-    rng, targets, ntargets, plans, returns, wins, outcome, reward, terminated,
+    rng, targets, ntargets, plans, returns, wins, actions, sim_rng, done, outcome, reward,
+    terminated,
     seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits, stress, damped,
     progress, activated, step, integrity, air, power, districts, research, components,
     scanned, power_paid,
@@ -448,11 +449,11 @@ def oracle_rollouts(
 ) -> None:  # fmt: skip
     """Every slot j holds a copy of one start state; each draws a plan (targets ordered by
     load plus noise, a number of taps, an air margin, a stress margin) and plays it to the
-    end on the true state."""
-    views = (
-        view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
-        view_reversal, view_draft, view_conduit_effect, view_conduit_damps,
-    )  # fmt: skip
+    end on the true state.
+
+    A step of slot j is the env's own ``step_all`` on row j alone (not done, so exactly one
+    step of it), called as compiled code (``STEP_ALL``): the oracle does not compile its own
+    copy of the step, which cost about as much as the env's kernels."""
     n = plans.shape[0]
     jitter = np.zeros(NUM_CELLS, dtype=np.int64)
     for j in range(n):
@@ -468,6 +469,8 @@ def oracle_rollouts(
         returns[j] = 0.0
         wins[j] = False
         plans[j, :] = WAIT
+        done[j] = False
+        e = j + 1
         for t in range(STEP_BUDGET):
             a = plan_action(
                 j, margin, taps_wanted, slack, stress, seams, faults, airflow0,
@@ -475,16 +478,27 @@ def oracle_rollouts(
                 ntargets, mask,
             )  # fmt: skip
             plans[j, t] = a
-            step_one(
-                j, a, outcome, reward, terminated,
-                seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits,
-                stress, damped, progress, activated, step, integrity, air, power, districts,
-                research, components, scanned, power_paid, views, terms, mask,
+            actions[j] = a
+            STEP_ALL(
+                actions[j:e], sim_rng[j:e], done[j:e], outcome[j:e], reward[j:e],
+                terminated[j:e], seams[j:e], faults[j:e], stress0[j:e], airflow0[j:e],
+                survey[j:e], cells[j:e], supports[j:e], vents[j:e], conduits[j:e], stress[j:e],
+                damped[j:e], progress[j:e], activated[j:e], step[j:e], integrity[j:e],
+                air[j:e], power[j:e], districts[j:e], research[j:e], components[j:e],
+                scanned[j:e], power_paid[j:e], view_stress[j:e], airflow[j:e],
+                view_seams[j:e], view_faults[j:e], view_relief_reach[j:e], view_relief[j:e],
+                view_reversal[j:e], view_draft[j:e], view_conduit_effect[j:e],
+                view_conduit_damps[j:e], terms[j:e], mask[j:e], draw[j:e],
             )  # fmt: skip
             returns[j] += reward[j]
             if terminated[j]:
                 wins[j] = outcome[j] == 1
                 break
+
+
+STEP_ALL = opaque_call(step_all)
+# Arguments 6 onwards are step_all's, in its order.
+oracle_rollouts = calling(((step_all, tuple(range(6, 6 + 41))),), oracle_rollouts)
 
 
 class OracleAgent(BatchAgent):
@@ -510,6 +524,7 @@ class OracleAgent(BatchAgent):
         self.plan = np.full((self.num_envs, STEP_BUDGET), WAIT, dtype=np.int64)
         self.plan_won = np.zeros(self.num_envs, dtype=np.bool_)
         self.actions = np.zeros(self.num_envs, dtype=np.int64)
+        self.sim_actions = np.zeros(k, dtype=np.int64)
 
     def plan_episode(self, i: int) -> None:
         # The candidate plans are drawn from a stream fixed by the episode itself (seeded with
@@ -521,7 +536,7 @@ class OracleAgent(BatchAgent):
         s = self.scratch
         oracle_rollouts(
             self.rng, self.targets, self.ntargets, self.plans, self.returns, self.wins,
-            s.outcome, s.reward, s.terminated, *s.fields.values(),
+            self.sim_actions, *s._step_args,
         )  # fmt: skip
         score = self.returns + 1000.0 * self.wins
         best = int(np.argmax(score))
