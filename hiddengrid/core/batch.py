@@ -41,6 +41,8 @@ class Batch:
         self.outcome = np.zeros(n, dtype=np.int8)
         self.reward = np.zeros(n, dtype=np.float64)
         self.terminated = np.zeros(n, dtype=np.bool_)
+        # The action mask as int8, when the step's threads copied it (taken by the next info).
+        self.copied_mask: np.ndarray | None = None
         self.fields: dict[str, np.ndarray] = {
             f.name: np.zeros((n, *f.shape), dtype=f.dtype) for f in definition.fields
         }

@@ -180,6 +180,20 @@ class HiddenGridVectorEnv(VectorEnv):
         self._obs_row_bytes = np.array(
             [arr.nbytes // num_envs for _, arr in self._obs_views], dtype=np.int64
         )
+        # On several threads a step's block also holds the info's action mask (a masked env),
+        # copied there by the threads with the observation: bool and int8 share their bytes,
+        # and Megacity's 1.6 MB mask at N=4096 was the largest serial part of its step.
+        self._mask = (
+            self.batch.fields[self.definition.action_mask] if self.definition.masked else None
+        )
+        self._step_bytes = self._obs_bytes
+        offsets, row_bytes = list(self._obs_offsets), list(self._obs_row_bytes)
+        if self._mask is not None:
+            offsets.append(self._obs_bytes)
+            row_bytes.append(self._mask.nbytes // num_envs)
+            self._step_bytes += self._mask.nbytes
+        self._step_offsets = np.array(offsets, dtype=np.int64)
+        self._step_row_bytes = np.array(row_bytes, dtype=np.int64)
         self._seeded = False
         self._truncated = np.zeros(num_envs, dtype=np.bool_)
         self._outcome_names = np.array(self.definition.outcomes, dtype=object)
@@ -266,9 +280,12 @@ class HiddenGridVectorEnv(VectorEnv):
         if self.num_threads > 1:
             # Each thread copies the observation rows it has just stepped, in the same parallel
             # call: no serial copy, no second wake-up of the threads.
-            block = np.empty(self._obs_bytes, dtype=np.uint8)
-            copy = (block, self._sources(), self._obs_offsets, self._obs_row_bytes)
+            block = np.empty(self._step_bytes, dtype=np.uint8)
+            copy = (block, self._step_sources(), self._step_offsets, self._step_row_bytes)
             self.batch.step(actions, then=copy_rows, then_args=copy)
+            if self._mask is not None:
+                mask = block[self._obs_bytes :].view(np.int8).reshape(self._mask.shape)
+                self.batch.copied_mask = mask  # the info's mask, taken by the next vector_info
         else:
             block = None
             self.batch.step(actions)
@@ -358,6 +375,13 @@ class HiddenGridVectorEnv(VectorEnv):
                 arr.reshape(-1).view(np.uint8) for _, arr, _ in self._obs_layout
             )
         return self._obs_sources
+
+    def _step_sources(self) -> tuple[np.ndarray, ...]:
+        """What a step on several threads copies: the observation arrays, then the mask."""
+        sources = self._sources()
+        if self._mask is None:
+            return sources
+        return (*sources, self._mask.reshape(-1).view(np.uint8))
 
     def _observation(self, copied: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """The observation dict over one fresh block: ``copied`` when the step's threads have
