@@ -451,49 +451,63 @@ def oracle_rollouts(
     load plus noise, a number of taps, an air margin, a stress margin) and plays it to the
     end on the true state.
 
-    A step of slot j is the env's own ``step_all`` on row j alone (not done, so exactly one
-    step of it), called as compiled code (``STEP_ALL``): the oracle does not compile its own
-    copy of the step, which cost about as much as the env's kernels."""
+    The slots are played in step: each step, every slot still playing plans its action, then
+    the env's own ``step_all`` (``STEP_ALL``, called as compiled code) steps all of them at
+    once. The oracle does not compile its own copy of the step (which cost about as much as
+    the env's kernels), and one call per step serves every slot. A slot that has ended is
+    autoreset by that call and ignored from then on; the slots never read each other's rows,
+    and the plans draw all their random numbers before any step, so each slot plays exactly as
+    if alone."""
     n = plans.shape[0]
     jitter = np.zeros(NUM_CELLS, dtype=np.int64)
+    margins = np.zeros(n, dtype=np.int64)
+    taps = np.zeros(n, dtype=np.int64)
+    slacks = np.zeros(n, dtype=np.int64)
+    playing = np.ones(n, dtype=np.bool_)
     for j in range(n):
         noise = below(rng, 0, 12) if j > 0 else 0
         for k in range(NUM_CELLS):
             jitter[k] = below(rng, 0, noise + 1) if noise > 0 else 0
-        margin = below(rng, 0, 5) if j > 0 else 0
-        taps_wanted = 2 + below(rng, 0, 3) if j > 0 else 4
-        slack = below(rng, 0, 10) if j > 0 else 2
+        margins[j] = below(rng, 0, 5) if j > 0 else 0
+        taps[j] = 2 + below(rng, 0, 3) if j > 0 else 4
+        slacks[j] = below(rng, 0, 10) if j > 0 else 2
         choose_targets(
-            j, stress, seams, faults, research, components, margin, jitter, targets, ntargets
-        )
+            j, stress, seams, faults, research, components, margins[j], jitter, targets,
+            ntargets,
+        )  # fmt: skip
         returns[j] = 0.0
         wins[j] = False
         plans[j, :] = WAIT
         done[j] = False
-        e = j + 1
-        for t in range(STEP_BUDGET):
-            a = plan_action(
-                j, margin, taps_wanted, slack, stress, seams, faults, airflow0,
-                cells, supports, vents, conduits, research, components, air, step, targets,
-                ntargets, mask,
-            )  # fmt: skip
-            plans[j, t] = a
+    left = n
+    for t in range(STEP_BUDGET):
+        if left == 0:
+            break
+        for j in range(n):
+            a = WAIT
+            if playing[j]:
+                a = plan_action(
+                    j, margins[j], taps[j], slacks[j], stress, seams, faults, airflow0,
+                    cells, supports, vents, conduits, research, components, air, step, targets,
+                    ntargets, mask,
+                )  # fmt: skip
+                plans[j, t] = a
             actions[j] = a
-            STEP_ALL(
-                actions[j:e], sim_rng[j:e], done[j:e], outcome[j:e], reward[j:e],
-                terminated[j:e], seams[j:e], faults[j:e], stress0[j:e], airflow0[j:e],
-                survey[j:e], cells[j:e], supports[j:e], vents[j:e], conduits[j:e], stress[j:e],
-                damped[j:e], progress[j:e], activated[j:e], step[j:e], integrity[j:e],
-                air[j:e], power[j:e], districts[j:e], research[j:e], components[j:e],
-                scanned[j:e], power_paid[j:e], view_stress[j:e], airflow[j:e],
-                view_seams[j:e], view_faults[j:e], view_relief_reach[j:e], view_relief[j:e],
-                view_reversal[j:e], view_draft[j:e], view_conduit_effect[j:e],
-                view_conduit_damps[j:e], terms[j:e], mask[j:e], draw[j:e],
-            )  # fmt: skip
-            returns[j] += reward[j]
-            if terminated[j]:
-                wins[j] = outcome[j] == 1
-                break
+        STEP_ALL(
+            actions, sim_rng, done, outcome, reward, terminated,
+            seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits, stress,
+            damped, progress, activated, step, integrity, air, power, districts, research,
+            components, scanned, power_paid,
+            view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
+            view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask, draw,
+        )  # fmt: skip
+        for j in range(n):
+            if playing[j]:
+                returns[j] += reward[j]
+                if terminated[j]:
+                    wins[j] = outcome[j] == 1
+                    playing[j] = False
+                    left -= 1
 
 
 STEP_ALL = opaque_call(step_all)
