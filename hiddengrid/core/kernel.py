@@ -20,7 +20,8 @@ only row ``i`` of every array (its own random stream included). An env's kernels
 threads through a row driver (:func:`row_driver`): a small ``parallel=True`` loop that cuts the
 rows into one contiguous run per thread and calls the serial kernel itself on each run's row
 slices. The kernel is compiled once, serially, whatever the thread count; only the small loop
-is compiled with ``parallel=True``. The result is the same bit for bit whatever the thread
+is compiled with ``parallel=True``, and it calls the kernel's machine code by name
+(:func:`opaque_call`) rather than linking a copy of it that LLVM would optimize again. The result is the same bit for bit whatever the thread
 count. Agents' kernels run the same way (:func:`run_rows`, with their per-thread scratch passed
 whole). A kernel whose arguments are not rows (the observation copy, which cuts flat byte
 arrays itself) keeps a ``parallel=True`` twin (:func:`parallel_twin`), where ``prange`` splits
