@@ -15,18 +15,19 @@ its episode start, full mask and rarely rewritten views called, for a step 7 % s
 measured under load; docs/performance.md). Code that allocates (an oracle's BFS queue, say)
 keeps the ordinary ``@njit``.
 
-Threads: a batch loop is written ``for i in prange(n)``, and sub-env ``i`` reads and writes
-only row ``i`` of every array (its own random stream included). An env's kernels run on several
+Threads: a batch loop is written ``for i in prange(n)``, and sub-env ``i`` reads and writes only
+row ``i`` of every array (its own random stream included). An env's kernels run on several
 threads through a row driver (:func:`row_driver`): a small ``parallel=True`` loop that cuts the
 rows into one contiguous run per thread and calls the serial kernel itself on each run's row
-slices. The kernel is compiled once, serially, whatever the thread count; only the small loop
-is compiled with ``parallel=True``, and it calls the kernel's machine code by name
-(:func:`opaque_call`) rather than linking a copy of it that LLVM would optimize again. The result is the same bit for bit whatever the thread
-count. Agents' kernels run the same way (:func:`run_rows`, with their per-thread scratch passed
-whole). A kernel whose arguments are not rows (the observation copy, which cuts flat byte
-arrays itself) keeps a ``parallel=True`` twin (:func:`parallel_twin`), where ``prange`` splits
-the loop. The kernels hold the GIL, so two Python threads never enter Numba's threading
-layer at once (the ``workqueue`` layer would abort if they did).
+slices. The kernel is compiled once, serially, whatever the thread count; only the small loop is
+compiled with ``parallel=True``, and it calls the kernel's machine code by name
+(:func:`opaque_call`) rather than linking a copy of it that LLVM would optimize again. The
+result is the same bit for bit whatever the thread count. Agents' kernels run the same way
+(:func:`run_rows`, with their per-thread scratch passed whole). A kernel whose arguments are not
+rows (the observation copy, which cuts flat byte arrays itself) keeps a ``parallel=True`` twin
+(:func:`parallel_twin`), where ``prange`` splits the loop. The kernels hold the GIL, so two
+Python threads never enter Numba's threading layer at once (the ``workqueue`` layer would abort
+if they did).
 """
 
 from __future__ import annotations
