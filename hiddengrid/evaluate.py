@@ -21,6 +21,7 @@ import numpy as np
 from hiddengrid.core.actions import is_int_scalar
 from hiddengrid.core.kernel import resolve_num_threads, row_driver
 from hiddengrid.core.rng import check_seed
+from hiddengrid.core.vector_env import copy_rows
 from hiddengrid.registry import definition_of
 
 
@@ -92,7 +93,11 @@ def kernels_cached(env_id: str, threads: int = 1) -> bool:
     definition = definition_of(env_id)
     kernels = [definition.reset_done, definition.step_all]
     if threads > 1:
-        kernels += [row_driver(k) for k in kernels]
+        # The drivers a vector env steps and resets with (the step's copies the observation).
+        kernels += [
+            row_driver(definition.reset_done),
+            row_driver(definition.step_all, then=copy_rows),
+        ]
     for kernel in kernels:
         cache_file = getattr(getattr(kernel, "_cache", None), "_cache_file", None)
         index = getattr(cache_file, "_index_path", None)

@@ -73,6 +73,9 @@ def warm_env(
             starts = np.ones(WARM_ENVS, dtype=bool)
             for _ in range(steps):
                 obs, *_ = venv.step(agent.act(obs, starts))
+            # A bare batch step, as PufferLib's adapter makes it: on several threads a driver of
+            # its own (the vector env's step also copies the observation on the threads).
+            venv.unwrapped.batch.step(agent.act(obs, starts))
             venv.close()
         finished(f"vector env on {_threads(threads)}")
     for name in definition_of(env_id).agents:

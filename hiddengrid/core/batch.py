@@ -41,6 +41,8 @@ class Batch:
         self.outcome = np.zeros(n, dtype=np.int8)
         self.reward = np.zeros(n, dtype=np.float64)
         self.terminated = np.zeros(n, dtype=np.bool_)
+        # The action mask as int8, when the step's threads copied it (taken by the next info).
+        self.copied_mask: np.ndarray | None = None
         self.fields: dict[str, np.ndarray] = {
             f.name: np.zeros((n, *f.shape), dtype=f.dtype) for f in definition.fields
         }
@@ -70,8 +72,17 @@ class Batch:
         self.reward[:] = 0.0
         self.terminated[:] = False
 
-    def step(self, actions: np.ndarray) -> None:
-        run_rows(self.num_threads, self.definition.step_all, actions, *self._step_args)
+    def step(self, actions: np.ndarray, then: Any = None, then_args: tuple[Any, ...] = ()) -> None:
+        """One step of every sub-env; ``then(lo, hi, *then_args)`` runs on each thread's rows
+        right after it (see :func:`hiddengrid.core.kernel.run_rows`)."""
+        run_rows(
+            self.num_threads,
+            self.definition.step_all,
+            actions,
+            *self._step_args,
+            then=then,
+            then_args=then_args,
+        )
 
     def reset_done(self) -> None:
         """Starts a new episode in every sub-env whose ``done`` flag is set (same-step

@@ -15,22 +15,25 @@ its episode start, full mask and rarely rewritten views called, for a step 7 % s
 measured under load; docs/performance.md). Code that allocates (an oracle's BFS queue, say)
 keeps the ordinary ``@njit``.
 
-Threads: a batch loop is written ``for i in prange(n)``, and sub-env ``i`` reads and writes
-only row ``i`` of every array (its own random stream included). An env's kernels run on several
+Threads: a batch loop is written ``for i in prange(n)``, and sub-env ``i`` reads and writes only
+row ``i`` of every array (its own random stream included). An env's kernels run on several
 threads through a row driver (:func:`row_driver`): a small ``parallel=True`` loop that cuts the
 rows into one contiguous run per thread and calls the serial kernel itself on each run's row
-slices. The kernel is compiled once, serially, whatever the thread count; only the small loop
-is compiled with ``parallel=True``. The result is the same bit for bit whatever the thread
-count. Agents' kernels run the same way (:func:`run_rows`, with their per-thread scratch passed
-whole). A kernel whose arguments are not rows (the observation copy, which cuts flat byte
-arrays itself) keeps a ``parallel=True`` twin (:func:`parallel_twin`), where ``prange`` splits
-the loop. The kernels hold the GIL, so two Python threads never enter Numba's threading
-layer at once (the ``workqueue`` layer would abort if they did).
+slices. The kernel is compiled once, serially, whatever the thread count; only the small loop is
+compiled with ``parallel=True``, and it calls the kernel's machine code by name
+(:func:`opaque_call`) rather than linking a copy of it that LLVM would optimize again. The
+result is the same bit for bit whatever the thread count. Agents' kernels run the same way
+(:func:`run_rows`, with their per-thread scratch passed whole). A kernel whose arguments are not
+rows (the observation copy, which cuts flat byte arrays itself) keeps a ``parallel=True`` twin
+(:func:`parallel_twin`), where ``prange`` splits the loop. The kernels hold the GIL, so two
+Python threads never enter Numba's threading layer at once (the ``workqueue`` layer would abort
+if they did).
 """
 
 from __future__ import annotations
 
 import atexit
+import hashlib
 import os
 import shutil
 import tempfile
@@ -40,8 +43,12 @@ from typing import Any
 
 import numba
 import numpy as np
+from llvmlite import binding as llvm
 from numba import config, njit
+from numba.core import cgutils
 from numba.core.caching import FunctionCache
+from numba.core.registry import CPUDispatcher
+from numba.extending import intrinsic
 
 
 def _probe() -> None:
@@ -126,7 +133,118 @@ def parallel_twin(dispatcher: Any) -> Any:
 _DRIVERS: dict[tuple[Any, tuple[int, ...]], Any] = {}
 
 
-def row_driver(dispatcher: Any, whole: tuple[int, ...] = ()) -> Any:
+def _symbol(py_func: Any, argtypes: tuple[Any, ...]) -> str:
+    """The name a row driver calls a kernel's compiled code by, for these argument types: the
+    same in every process (Numba's own symbol names carry a per-process counter, and a driver
+    loaded from the disk cache must find the kernel by the name it was compiled with)."""
+    digest = hashlib.sha1(repr(argtypes).encode()).hexdigest()[:16]
+    return f"hiddengrid.rows.{py_func.__module__}.{py_func.__qualname__}.{digest}"
+
+
+def _bind_symbol(dispatcher: Any, argtypes: tuple[Any, ...]) -> str:
+    """Compiles (or loads from the cache) ``dispatcher`` for ``argtypes`` and makes its machine
+    code resolvable under :func:`_symbol`'s name; returns that name."""
+    name = _symbol(dispatcher.py_func, argtypes)
+    if name not in _BOUND:
+        dispatcher.compile(argtypes)
+        result = dispatcher.overloads[argtypes]
+        address = result.library.get_pointer_to_function(result.fndesc.llvm_func_name)
+        if not address:
+            raise RuntimeError(f"no compiled code for {dispatcher.py_func.__qualname__}")
+        llvm.add_symbol(name, address)
+        _BOUND[name] = address
+    return name
+
+
+_BOUND: dict[str, int] = {}
+
+
+_CALLERS: dict[Any, Any] = {}
+
+
+def opaque_call(dispatcher: Any) -> Any:
+    """A function for compiled code that calls ``dispatcher``'s own machine code by name
+    (:func:`_bind_symbol`), for the argument types it is called with; with
+    ``NUMBA_DISABLE_JIT=1``, the plain Python kernel.
+
+    A plain call from one compiled function to another links the callee's code into the
+    caller's module, where LLVM optimizes it again (and may inline it): a row driver then cost
+    about half its kernel's own compile (30 CPU s for Megacity's two). Called by name, the
+    callee is compiled once and the caller compiles only its own code. Array arguments must be
+    C-contiguous (the callee's types). A function that uses it must be built with
+    :func:`calling` so that a copy loaded from the disk cache finds the callee."""
+    if not hasattr(dispatcher, "py_func"):
+        return dispatcher
+    caller = _CALLERS.get(dispatcher)
+    if caller is not None:
+        return caller
+
+    def typer(typingctx: Any, *args: Any) -> Any:
+        for arg in args:
+            if isinstance(arg, numba.types.Array) and arg.layout != "C":
+                raise numba.core.errors.TypingError(
+                    f"{dispatcher.py_func.__qualname__} is called on C-contiguous arrays only"
+                )
+        argtypes = tuple(args)
+        name = _bind_symbol(dispatcher, argtypes)
+        result = dispatcher.overloads[argtypes]
+        sig = result.signature.return_type(*argtypes)
+
+        def codegen(context: Any, builder: Any, signature: Any, values: Any) -> Any:
+            fnty = context.call_conv.get_function_type(signature.return_type, argtypes)
+            function = cgutils.get_or_insert_function(builder.module, fnty, name)
+            status, value = context.call_conv.call_function(
+                builder, function, signature.return_type, argtypes, values
+            )
+            with cgutils.if_unlikely(builder, status.is_error):
+                context.call_conv.return_status_propagate(builder, status)
+            return value
+
+        return sig, codegen
+
+    arity = dispatcher.py_func.__code__.co_argcount
+    names = ", ".join(f"a{k}" for k in range(arity))
+    namespace: dict[str, Any] = {"typer": typer}
+    exec(f"def call(typingctx, {names}):\n    return typer(typingctx, {names})\n", namespace)
+    function = namespace["call"]
+    function.__name__ = f"{dispatcher.py_func.__name__}__call"
+    caller = intrinsic(function)
+    _CALLERS[dispatcher] = caller
+    return caller
+
+
+class _Calling(CPUDispatcher):
+    """The dispatcher of a function that calls kernels through :func:`opaque_call`: before it
+    compiles, or loads from the disk cache, its code for some argument types, the callees' code
+    for theirs is loaded and bound to the names the caller uses (a copy from the cache carries
+    only those names). ``_hiddengrid_calls`` lists ``(callee, positions)``: the caller's
+    arguments at ``positions`` are the callee's, in order, with the same types."""
+
+    _hiddengrid_calls: tuple[tuple[Any, tuple[int, ...]], ...] = ()
+
+    def compile(self, sig: Any) -> Any:
+        args, _ = numba.core.sigutils.normalize_signature(sig)
+        for callee, positions in self._hiddengrid_calls:
+            types = tuple(args[k] for k in positions)
+            if all(not isinstance(t, numba.types.Array) or t.layout == "C" for t in types):
+                _bind_symbol(callee, types)
+        return super().compile(sig)
+
+
+def calling(calls: tuple[tuple[Any, tuple[int, ...]], ...], function: Any, **options: Any) -> Any:
+    """``njit(cache=True, **options)(function)`` for a ``function`` that calls kernels through
+    :func:`opaque_call`; ``calls`` lists each callee with the positions of ``function``'s
+    arguments that it is passed (see :class:`_Calling`). With ``NUMBA_DISABLE_JIT=1``, the
+    function itself."""
+    if config.DISABLE_JIT:
+        return function
+    dispatcher = _Calling(py_func=function, locals={}, targetoptions={"nopython": True, **options})
+    dispatcher._hiddengrid_calls = calls
+    dispatcher.enable_caching()
+    return dispatcher
+
+
+def row_driver(dispatcher: Any, whole: tuple[int, ...] = (), then: Any = None) -> Any:
     """The multi-thread form of a row kernel: a small ``parallel=True`` function that cuts the
     rows into ``chunks`` contiguous runs and calls the serial kernel itself on each run's row
     slices, one run per thread: ``row_driver(k)(chunks, *args)``.
@@ -144,16 +262,25 @@ def row_driver(dispatcher: Any, whole: tuple[int, ...] = ()) -> Any:
     name of its own (``<kernel>__rows``): Numba caches it on disk beside the kernel, and an edit
     to the kernel's file (its time stamp) invalidates the driver's cache entry together with
     the kernel's. With ``NUMBA_DISABLE_JIT=1`` the kernel is plain Python and runs serially.
+
+    ``then``, a compiled function ``then(lo, hi, *extra)``, is called by each thread right after
+    the kernel on its run of rows ``lo:hi``: ``row_driver(k, then=f)(chunks, *extra, *args)``.
+    The vector env copies each run's observation rows there, on the thread that stepped them,
+    inside the same parallel call (a second parallel call would cost a second wake-up).
     """
-    key = (dispatcher, tuple(sorted(whole)))
+    key = (dispatcher, tuple(sorted(whole)), then)
     driver = _DRIVERS.get(key)
     if driver is not None:
         return driver
     py_func = getattr(dispatcher, "py_func", None)
+    extra = 0 if then is None else getattr(then, "py_func", then).__code__.co_argcount - 2
     if py_func is None:
 
         def driver(chunks: int, *args: Any) -> None:
-            dispatcher(*args)
+            dispatcher(*args[extra:])
+            if then is not None:
+                rows = args[extra + min(set(range(len(args) - extra)) - set(key[1]))]
+                then(0, rows.shape[0], *args[:extra])
 
         _DRIVERS[key] = driver
         return driver
@@ -164,17 +291,27 @@ def row_driver(dispatcher: Any, whole: tuple[int, ...] = ()) -> Any:
     names = [f"a{k}" for k in range(arity)]
     call = ", ".join(f"a{k}[lo:hi]" if k in sliced else f"a{k}" for k in range(arity))
     suffix = "__rows" + "".join(f"_{k}" for k in key[1])
+    extras = [f"t{k}" for k in range(extra)]
+    after = ""
+    if then is not None:
+        suffix += f"__then_{getattr(then, 'py_func', then).__name__}"
+        after = f"        THEN(lo, hi, {', '.join(extras)})\n"
     name = f"{py_func.__name__}{suffix}"
     source = (
-        f"def {name}(chunks, {', '.join(names)}):\n"
+        f"def {name}(chunks, {', '.join(extras + names)}):\n"
         f"    n = a{sliced[0]}.shape[0]\n"
         "    for c in prange(chunks):\n"
         "        lo = n * c // chunks\n"
         "        hi = n * (c + 1) // chunks\n"
-        f"        KERNEL({call})\n"
+        f"        CALL({call})\n"
+        f"{after}"
     )
     code = py_func.__code__
-    namespace: dict[str, Any] = {"KERNEL": dispatcher, "prange": prange}
+    namespace: dict[str, Any] = {
+        "CALL": opaque_call(dispatcher),
+        "THEN": then,
+        "prange": prange,
+    }
     exec(compile(source, code.co_filename, "exec"), namespace)  # our own source, above
     function = namespace[name]
     function.__code__ = function.__code__.replace(co_firstlineno=code.co_firstlineno)
@@ -182,21 +319,36 @@ def row_driver(dispatcher: Any, whole: tuple[int, ...] = ()) -> Any:
     function.__module__ = py_func.__module__
     # Reference counting only where the kernel has it (a kernel that allocates needs it).
     nrt = dispatcher.targetoptions.get("_nrt", True)
-    driver = njit(cache=True, parallel=True, _nrt=nrt)(function)
+    # Its rows' slices have the whole arrays' types: the kernel is called with the driver's
+    # own argument types (all but ``chunks``).
+    calls = ((dispatcher, tuple(range(1 + extra, 1 + extra + arity))),)
+    driver = calling(calls, function, parallel=True, _nrt=nrt)
     _DRIVERS[key] = driver
     return driver
 
 
-def run_rows(num_threads: int, dispatcher: Any, *args: Any, whole: tuple[int, ...] = ()) -> None:
+def run_rows(
+    num_threads: int,
+    dispatcher: Any,
+    *args: Any,
+    whole: tuple[int, ...] = (),
+    then: Any = None,
+    then_args: tuple[Any, ...] = (),
+) -> None:
     """Calls a row kernel (see :func:`row_driver`) on ``num_threads`` threads: the serial
     dispatcher for one, else its row driver after setting the calling thread's Numba thread
     count (thread-local, so vector envs with different counts in one process each get theirs).
-    ``whole`` are the positions of arguments that are not cut by rows (thread scratch, say)."""
+    ``whole`` are the positions of arguments that are not cut by rows (thread scratch, say).
+    ``then(lo, hi, *then_args)`` runs after the kernel on each run of rows (on one thread:
+    once, over all of them)."""
     if num_threads == 1:
         dispatcher(*args)
+        if then is not None:
+            rows = args[min(set(range(len(args))) - set(whole))]
+            then(0, rows.shape[0], *then_args)
         return
     _use_threads(num_threads)
-    row_driver(dispatcher, whole)(num_threads, *args)
+    row_driver(dispatcher, whole, then)(num_threads, *then_args, *args)
 
 
 def _use_threads(num_threads: int) -> None:

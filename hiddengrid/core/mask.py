@@ -51,6 +51,10 @@ def check_legal(batch: Batch, actions: np.ndarray) -> None:
 def masks_of(batch: Batch) -> np.ndarray:
     """Legal actions of every sub-env now, ``(n, actions)`` ``int8`` (Gymnasium's mask dtype:
     ``action_space.sample(mask=...)`` takes it as it is)."""
+    copied = batch.copied_mask
+    if copied is not None:  # copied by the step's threads (see the vector env's step)
+        batch.copied_mask = None
+        return copied
     return batch.fields[batch.definition.action_mask].astype(np.int8)
 
 

@@ -82,6 +82,28 @@ def copy_observation(
                 dst[b] = src[b]
 
 
+@kernel
+def copy_rows(
+    lo: int,
+    hi: int,
+    block: np.ndarray,
+    sources: tuple[np.ndarray, ...],
+    offsets: np.ndarray,
+    row_bytes: np.ndarray,
+) -> None:
+    """Copies rows ``lo:hi`` of every observation array (as flat bytes) into ``block`` at its
+    offset: run by each thread on the rows it has just stepped, inside the step's parallel call
+    (byte copies, so the result does not depend on the cut)."""
+    for k in range(len(sources)):
+        first = lo * row_bytes[k]
+        size = (hi - lo) * row_bytes[k]
+        # Two views indexed from 0: a loop the compiler turns into a plain memory copy.
+        dst = block[offsets[k] + first : offsets[k] + first + size]
+        src = sources[k][first : first + size]
+        for b in range(size):
+            dst[b] = src[b]
+
+
 def _only(info: dict[str, Any], rows: np.ndarray) -> dict[str, Any]:
     """``info`` as Gymnasium batches the infos of just the sub-envs in ``rows``: every
     ``_key`` mask is restricted to them (nested dicts too)."""
@@ -158,6 +180,20 @@ class HiddenGridVectorEnv(VectorEnv):
         self._obs_row_bytes = np.array(
             [arr.nbytes // num_envs for _, arr in self._obs_views], dtype=np.int64
         )
+        # On several threads a step's block also holds the info's action mask (a masked env),
+        # copied there by the threads with the observation: bool and int8 share their bytes,
+        # and Megacity's 1.6 MB mask at N=4096 was the largest serial part of its step.
+        self._mask = (
+            self.batch.fields[self.definition.action_mask] if self.definition.masked else None
+        )
+        self._step_bytes = self._obs_bytes
+        offsets, row_bytes = list(self._obs_offsets), list(self._obs_row_bytes)
+        if self._mask is not None:
+            offsets.append(self._obs_bytes)
+            row_bytes.append(self._mask.nbytes // num_envs)
+            self._step_bytes += self._mask.nbytes
+        self._step_offsets = np.array(offsets, dtype=np.int64)
+        self._step_row_bytes = np.array(row_bytes, dtype=np.int64)
         self._seeded = False
         self._truncated = np.zeros(num_envs, dtype=np.bool_)
         self._outcome_names = np.array(self.definition.outcomes, dtype=object)
@@ -241,7 +277,18 @@ class HiddenGridVectorEnv(VectorEnv):
         actions = check_batch_actions(self.single_action_space, actions, self.num_envs)
         if self.definition.extra_action_check is not None:
             self.definition.extra_action_check(self.batch, actions)
-        self.batch.step(actions)
+        if self.num_threads > 1:
+            # Each thread copies the observation rows it has just stepped, in the same parallel
+            # call: no serial copy, no second wake-up of the threads.
+            block = np.empty(self._step_bytes, dtype=np.uint8)
+            copy = (block, self._step_sources(), self._step_offsets, self._step_row_bytes)
+            self.batch.step(actions, then=copy_rows, then_args=copy)
+            if self._mask is not None:
+                mask = block[self._obs_bytes :].view(np.int8).reshape(self._mask.shape)
+                self.batch.copied_mask = mask  # the info's mask, taken by the next vector_info
+        else:
+            block = None
+            self.batch.step(actions)
         terminated = self.batch.terminated.copy()
         info = self.definition.vector_info(self.batch)
         ended = np.flatnonzero(terminated)
@@ -256,7 +303,7 @@ class HiddenGridVectorEnv(VectorEnv):
             if self.autoreset_mode is AutoresetMode.SAME_STEP:
                 return self._same_step_reset(terminated, ended, info)
         return (
-            self._observation(),
+            self._observation(block),
             self.batch.reward.copy(),
             terminated,
             self._truncated.copy(),
@@ -321,27 +368,42 @@ class HiddenGridVectorEnv(VectorEnv):
             return np.array([s & (2**64 - 1) for s in checked], dtype=np.uint64)
         return seed_array(check_seed(seed), self.num_envs)
 
-    def _observation(self) -> dict[str, np.ndarray]:
-        block = np.empty(self._obs_bytes, dtype=np.uint8)
-        threads = self._obs_threads
-        if threads > 1:
-            if self._obs_sources is None:
-                self._obs_sources = tuple(
-                    arr.reshape(-1).view(np.uint8) for _, arr, _ in self._obs_layout
-                )
-            run_on(
-                threads,
-                copy_observation,
-                block,
-                self._obs_sources,
-                self._obs_offsets,
-                self._obs_row_bytes,
-                threads,
+    def _sources(self) -> tuple[np.ndarray, ...]:
+        """The observation arrays as flat byte views (made on first use)."""
+        if self._obs_sources is None:
+            self._obs_sources = tuple(
+                arr.reshape(-1).view(np.uint8) for _, arr, _ in self._obs_layout
             )
+        return self._obs_sources
+
+    def _step_sources(self) -> tuple[np.ndarray, ...]:
+        """What a step on several threads copies: the observation arrays, then the mask."""
+        sources = self._sources()
+        if self._mask is None:
+            return sources
+        return (*sources, self._mask.reshape(-1).view(np.uint8))
+
+    def _observation(self, copied: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """The observation dict over one fresh block: ``copied`` when the step's threads have
+        filled it already, else a new block filled here."""
+        block = copied
+        threads = self._obs_threads
+        if block is None:
+            block = np.empty(self._obs_bytes, dtype=np.uint8)
+            if threads > 1:
+                run_on(
+                    threads,
+                    copy_observation,
+                    block,
+                    self._sources(),
+                    self._obs_offsets,
+                    self._obs_row_bytes,
+                    threads,
+                )
         obs = {}
         for key, arr, offset in self._obs_layout:
             view = block[offset : offset + arr.nbytes].view(arr.dtype).reshape(arr.shape)
-            if threads == 1:
+            if copied is None and threads == 1:
                 np.copyto(view, arr)
             obs[key] = view
         return obs

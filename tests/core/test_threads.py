@@ -9,6 +9,7 @@ observations, rewards, flags, infos, and at the end every array of the batch.
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import pickle
 import subprocess
@@ -21,7 +22,7 @@ import pytest
 from helpers import make_vec, random_actions
 
 from hiddengrid.core import kernel
-from hiddengrid.core.vector_env import copy_observation
+from hiddengrid.core.vector_env import copy_observation, copy_rows
 from hiddengrid.registry import ENV_IDS, definition_of
 
 
@@ -85,7 +86,8 @@ def test_same_results_on_any_thread_count(env_id: str) -> None:
     for threads in THREAD_COUNTS:
         assert run(env_id, threads, seed=11) == serial, f"{threads} threads differ"
     step_all = definition_of(env_id).step_all
-    driver = kernel.row_driver(step_all)
+    # The step's driver, which also copies each thread's observation rows.
+    driver = kernel.row_driver(step_all, then=copy_rows)
     assert driver.targetoptions["parallel"] and driver.signatures  # the parallel code really ran
     # The threads ran the serial kernel's own machine code on row slices: one compilation.
     assert len(step_all.signatures) == 1
@@ -290,3 +292,93 @@ def test_cheap_envs_take_a_larger_share_per_thread_by_default(env_id: str, share
     assert make_vec(env_id, 2 * share - 1).unwrapped.num_threads == 1
     assert make_vec(env_id, 2 * share).unwrapped.num_threads == min(2, kernel.max_threads())
     assert make_vec(env_id, 4096, num_threads=2).unwrapped.num_threads == min(2, POOL)
+
+
+@pytest.mark.skipif(not THREAD_COUNTS, reason="Numba's thread pool has a single thread")
+def test_then_runs_after_the_kernel_on_each_run_of_rows() -> None:
+    """``then(lo, hi, ...)`` sees each thread's rows right after the kernel stepped them: every
+    row once, already written by the kernel; on one thread, once over all rows."""
+    n = 23
+    for threads in [1, *THREAD_COUNTS]:
+        rows = np.zeros(n, dtype=np.int64)
+        seen = np.zeros(n, dtype=np.int64)
+        table = np.arange(5, dtype=np.int64)
+        copied = np.full(n, -1, dtype=np.int64)
+        kernel.run_rows(
+            threads,
+            _mark_rows,
+            rows,
+            table,
+            seen,
+            whole=(1,),
+            then=_copy_after,
+            then_args=(rows, copied),
+        )
+        assert copied.tolist() == [1] * n
+
+
+@numba.njit(cache=True)
+def _copy_after(lo: int, hi: int, rows: np.ndarray, copied: np.ndarray) -> None:
+    for i in range(lo, hi):
+        copied[i] = rows[i]
+
+
+KERNEL_MODULE = """
+import numba, numpy as np
+@numba.njit(cache=True, _nrt=False)
+def bump(rows, out):
+    for i in range(rows.shape[0]):
+        out[i] = rows[i] * 2 + 1
+"""
+
+DRIVER_RUN = """
+import json, sys
+import numpy as np
+from numba.core import event
+compiled = []
+class Count(event.Listener):
+    def on_start(self, ev):
+        compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", Count())
+sys.path.insert(0, sys.argv[1])
+from hiddengrid.core import kernel
+import tiny_kernel
+rows = np.arange(11, dtype=np.int64)
+out = np.zeros(11, dtype=np.int64)
+kernel.run_rows(2, tiny_kernel.bump, rows, out)
+alone = None
+if compiled:  # compiled here, so its code can be read: does it define any of the kernel's?
+    driver = kernel.row_driver(tiny_kernel.bump)
+    lines = driver.inspect_llvm(driver.signatures[0]).splitlines()
+    defined = [x for x in lines if x.startswith("define") and "bump" in x]
+    declared = [x for x in lines if x.startswith("declare") and "hiddengrid.rows." in x]
+    alone = all("bump__rows" in x for x in defined) and len(declared) == 1
+print(json.dumps([out.tolist(), compiled, alone]))
+"""
+
+
+@pytest.mark.skipif(not THREAD_COUNTS, reason="Numba's thread pool has a single thread")
+def test_a_driver_from_the_disk_cache_finds_its_kernel(tmp_path) -> None:
+    """The driver calls the kernel's own machine code by a symbol it only declares (its module
+    defines none of the kernel's code: linking it in would optimize the kernel a second time);
+    a fresh process loads the driver and the kernel from Numba's disk cache, compiles nothing,
+    and the driver's call reaches the kernel's code (bound by name at load)."""
+    (tmp_path / "tiny_kernel.py").write_text(KERNEL_MODULE)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    runs = []
+    for _ in range(2):
+        out = subprocess.run(
+            [sys.executable, "-c", DRIVER_RUN, str(tmp_path)],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert out.returncode == 0, out.stderr[-2000:]
+        runs.append(json.loads(out.stdout.splitlines()[-1]))
+    expected = [2 * i + 1 for i in range(11)]
+    assert runs[0][0] == runs[1][0] == expected
+    assert sorted(runs[0][1]) == ["bump", "bump__rows"]  # the first compiles both
+    assert runs[0][2] is True  # and the driver holds no copy of the kernel
+    assert runs[1][1] == []  # the second loads both

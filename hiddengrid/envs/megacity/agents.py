@@ -17,6 +17,7 @@ from numba import njit
 
 from hiddengrid.core.agents import BatchAgent, RandomAgent
 from hiddengrid.core.batch import Batch
+from hiddengrid.core.kernel import calling, opaque_call
 from hiddengrid.core.rng import below, seed_streams
 from hiddengrid.envs.megacity.constants import (
     AIR_BASE_DEMAND,
@@ -57,7 +58,7 @@ from hiddengrid.envs.megacity.constants import (
     VENT_BASE,
     WAIT,
 )
-from hiddengrid.envs.megacity.rules import phase, step_one
+from hiddengrid.envs.megacity.rules import phase, step_all
 
 MAX_TARGETS = 8
 OPEN_STEPS = CORE_DELAY + 3  # steps a planned chamber stays open before it is online (creep)
@@ -437,9 +438,9 @@ class ExpertAgent(BatchAgent):
 # --- the oracle: reads the geology, plans with the equations, checks plans by simulation ------
 
 
-@njit(cache=True)
 def oracle_rollouts(
-    rng, targets, ntargets, plans, returns, wins, outcome, reward, terminated,
+    rng, targets, ntargets, plans, returns, wins, actions, sim_rng, done, outcome, reward,
+    terminated,
     seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits, stress, damped,
     progress, activated, step, integrity, air, power, districts, research, components,
     scanned, power_paid,
@@ -448,43 +449,70 @@ def oracle_rollouts(
 ) -> None:  # fmt: skip
     """Every slot j holds a copy of one start state; each draws a plan (targets ordered by
     load plus noise, a number of taps, an air margin, a stress margin) and plays it to the
-    end on the true state."""
-    views = (
-        view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
-        view_reversal, view_draft, view_conduit_effect, view_conduit_damps,
-    )  # fmt: skip
+    end on the true state.
+
+    The slots are played in step: each step, every slot still playing plans its action, then
+    the env's own ``step_all`` (``STEP_ALL``, called as compiled code) steps all of them at
+    once. The oracle does not compile its own copy of the step (which cost about as much as
+    the env's kernels), and one call per step serves every slot. A slot that has ended is
+    autoreset by that call and ignored from then on; the slots never read each other's rows,
+    and the plans draw all their random numbers before any step, so each slot plays exactly as
+    if alone."""
     n = plans.shape[0]
     jitter = np.zeros(NUM_CELLS, dtype=np.int64)
+    margins = np.zeros(n, dtype=np.int64)
+    taps = np.zeros(n, dtype=np.int64)
+    slacks = np.zeros(n, dtype=np.int64)
+    playing = np.ones(n, dtype=np.bool_)
     for j in range(n):
         noise = below(rng, 0, 12) if j > 0 else 0
         for k in range(NUM_CELLS):
             jitter[k] = below(rng, 0, noise + 1) if noise > 0 else 0
-        margin = below(rng, 0, 5) if j > 0 else 0
-        taps_wanted = 2 + below(rng, 0, 3) if j > 0 else 4
-        slack = below(rng, 0, 10) if j > 0 else 2
+        margins[j] = below(rng, 0, 5) if j > 0 else 0
+        taps[j] = 2 + below(rng, 0, 3) if j > 0 else 4
+        slacks[j] = below(rng, 0, 10) if j > 0 else 2
         choose_targets(
-            j, stress, seams, faults, research, components, margin, jitter, targets, ntargets
-        )
+            j, stress, seams, faults, research, components, margins[j], jitter, targets,
+            ntargets,
+        )  # fmt: skip
         returns[j] = 0.0
         wins[j] = False
         plans[j, :] = WAIT
-        for t in range(STEP_BUDGET):
-            a = plan_action(
-                j, margin, taps_wanted, slack, stress, seams, faults, airflow0,
-                cells, supports, vents, conduits, research, components, air, step, targets,
-                ntargets, mask,
-            )  # fmt: skip
-            plans[j, t] = a
-            step_one(
-                j, a, outcome, reward, terminated,
-                seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits,
-                stress, damped, progress, activated, step, integrity, air, power, districts,
-                research, components, scanned, power_paid, views, terms, mask,
-            )  # fmt: skip
-            returns[j] += reward[j]
-            if terminated[j]:
-                wins[j] = outcome[j] == 1
-                break
+        done[j] = False
+    left = n
+    for t in range(STEP_BUDGET):
+        if left == 0:
+            break
+        for j in range(n):
+            a = WAIT
+            if playing[j]:
+                a = plan_action(
+                    j, margins[j], taps[j], slacks[j], stress, seams, faults, airflow0,
+                    cells, supports, vents, conduits, research, components, air, step, targets,
+                    ntargets, mask,
+                )  # fmt: skip
+                plans[j, t] = a
+            actions[j] = a
+        STEP_ALL(
+            actions, sim_rng, done, outcome, reward, terminated,
+            seams, faults, stress0, airflow0, survey, cells, supports, vents, conduits, stress,
+            damped, progress, activated, step, integrity, air, power, districts, research,
+            components, scanned, power_paid,
+            view_stress, airflow, view_seams, view_faults, view_relief_reach, view_relief,
+            view_reversal, view_draft, view_conduit_effect, view_conduit_damps, terms, mask, draw,
+        )  # fmt: skip
+        for j in range(n):
+            if playing[j]:
+                returns[j] += reward[j]
+                if terminated[j]:
+                    wins[j] = outcome[j] == 1
+                    playing[j] = False
+                    left -= 1
+
+
+STEP_ALL = opaque_call(step_all)
+# Arguments 6 onwards are step_all's, in its order.
+oracle_rollouts = calling(((step_all, tuple(range(6, 6 + 41))),), oracle_rollouts)
 
 
 class OracleAgent(BatchAgent):
@@ -510,6 +538,7 @@ class OracleAgent(BatchAgent):
         self.plan = np.full((self.num_envs, STEP_BUDGET), WAIT, dtype=np.int64)
         self.plan_won = np.zeros(self.num_envs, dtype=np.bool_)
         self.actions = np.zeros(self.num_envs, dtype=np.int64)
+        self.sim_actions = np.zeros(k, dtype=np.int64)
 
     def plan_episode(self, i: int) -> None:
         # The candidate plans are drawn from a stream fixed by the episode itself (seeded with
@@ -521,7 +550,7 @@ class OracleAgent(BatchAgent):
         s = self.scratch
         oracle_rollouts(
             self.rng, self.targets, self.ntargets, self.plans, self.returns, self.wins,
-            s.outcome, s.reward, s.terminated, *s.fields.values(),
+            self.sim_actions, *s._step_args,
         )  # fmt: skip
         score = self.returns + 1000.0 * self.wins
         best = int(np.argmax(score))
