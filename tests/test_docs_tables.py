@@ -19,6 +19,7 @@ from hiddengrid.design.results_table import (
     load_sources,
     render,
     render_env_speed,
+    render_v2,
     rendered_pages,
     replace_table,
 )
@@ -132,3 +133,43 @@ def test_an_env_page_speed_table_shows_the_c_anchor_and_a_skipped_row() -> None:
     skipped |= {"note": "skipped: no C compiler"}
     line = render_env_speed([skipped], ["hiddengrid/AnomalyMapping-v0"]).splitlines()[2]
     assert "| skipped: no C compiler |" in line and "skipped: skipped" not in line
+
+
+def test_trainer_v2_rows_are_on_the_pages_of_their_envs() -> None:
+    v2 = load_sources(ROOT)["v2"]
+    runs = [r for r in v2 if "run" in r]
+    assert runs, "trainer v2's results hold no trained row"
+    for page, tables in PAGES.items():
+        if "v2" not in tables:
+            continue
+        text = (ROOT / page).read_text()
+        on_page = [r for r in runs if f"{r['steps'] / 1e6:.2f}M" in text]
+        assert on_page, f"{page} shows none of trainer v2's rows"
+
+
+def test_trainer_v2_table_puts_the_envs_agents_first_and_keeps_small_rates_readable() -> None:
+    rows = [
+        {
+            "env": "hiddengrid/SquadRecon-v0",
+            "agent": "recipe x",
+            "success": 0.0005,
+            "ci95": [0.0002, 0.0012],
+            "mean_return": 0.024,
+            "steps": 524288,
+            "imitation_steps": 262144,
+            "ppo_steps": 262144,
+            "train_wall_seconds": 120.0,
+        },
+        {
+            "env": "hiddengrid/SquadRecon-v0",
+            "agent": "random",
+            "success": 0.0002,
+            "ci95": [0.0001, 0.0007],
+            "mean_return": 0.004,
+        },
+    ]
+    table = render_v2(rows).splitlines()
+    assert "| random |" in table[2] and "| recipe x |" in table[3]
+    assert "| 0.05% | [0.02%, 0.12%] |" in table[3]  # not "0.1%": that would double it
+    assert "0.52M (0.26M cloning + 0.26M PPO) | 2.0 min" in table[3]
+    assert render_v2(rows, ["hiddengrid/AnomalyMapping-v0"]).count("\n") == 1  # header only

@@ -18,6 +18,9 @@ retyped. The tables:
   ``hiddengrid bench`` measured for that env.
 - ``baselines``: the README's PPO baselines; ``ppo`` on an env page: those of that env beside
   the env's own agents from ``eval.json`` (on the training page: every env's).
+- ``v2``: trainer v2's rows (plain PPO and the named recipes) beside the env's own agents on
+  the same episodes and env arguments, from ``docs/baselines/trainer_v2/results.json``
+  (``python -m hiddengrid.train.baselines --v2`` wrote it); on an env page, that env's rows.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BENCH = Path("docs/bench/bench.json")
 EVAL = Path("docs/bench/eval.json")
 BASELINES = Path("docs/baselines/results.json")
+V2 = Path("docs/baselines/trainer_v2/results.json")
 # The README's markers; an env page uses the same names for its own tables.
 BEGIN = "<!-- results:begin -->"
 END = "<!-- results:end -->"
@@ -163,6 +167,53 @@ def render_ppo(baselines: Rows, rows: Rows, env_ids: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
+# --- trainer v2 (python -m hiddengrid.train.baselines --v2) -------------------------------------
+
+
+def _steps(row: dict[str, Any]) -> str:
+    if "steps" not in row:
+        return ""
+    if row.get("imitation_steps"):
+        return (
+            f"{row['steps'] / 1e6:.2f}M ({row['imitation_steps'] / 1e6:.2f}M cloning + "
+            f"{row['ppo_steps'] / 1e6:.2f}M PPO)"
+        )
+    return f"{row['steps'] / 1e6:.2f}M"
+
+
+def _wall(row: dict[str, Any]) -> str:
+    seconds = row.get("train_wall_seconds")
+    return "" if seconds is None else f"{seconds / 60:.1f} min"
+
+
+def _small_percent(value: float) -> str:
+    """Two decimals below 1 % (trained policies near the floor: 0.05 % is not "0.1%")."""
+    return f"{value:.2%}" if 0 < value < 0.01 else format_percent(value)
+
+
+def render_v2(v2: Rows, env_ids: Sequence[str] | None = None) -> str:
+    """Trainer v2's table: every row of ``results.json`` (of ``env_ids`` only, without the env
+    column, when given), in the file's order grouped by env and env arguments."""
+    with_env = env_ids is None
+    head = ["env"] if with_env else []
+    head += ["env args", "agent", "env steps", "training time", "success", "95 % interval"]
+    head += ["mean return"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = [r for r in v2 if with_env or r["env"] in env_ids]
+    groups: dict[tuple[str, str], Rows] = {}
+    for r in rows:
+        args = ", ".join(f"{k}={v}" for k, v in sorted(r.get("env_kwargs", {}).items()))
+        groups.setdefault((r["env"], args), []).append(r)
+    for (env_id, args), group in groups.items():
+        for r in sorted(group, key=lambda r: "steps" in r):  # the env's own agents first
+            cells = [f"`{_short(env_id)}`"] if with_env else []
+            low, high = (_small_percent(b) for b in r["ci95"])
+            cells += [args, r["agent"], _steps(r), _wall(r), _small_percent(r["success"])]
+            cells += [f"[{low}, {high}]", f"{r['mean_return']:.3g}"]
+            lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 # --- speed (hiddengrid bench --json) ----------------------------------------------------------
 
 
@@ -256,11 +307,13 @@ Sources = dict[str, Rows]
 Renderer = Callable[[Sources], str]
 
 
-def _env_page(env_ids: Sequence[str], results: bool) -> dict[str, Renderer]:
+def _env_page(env_ids: Sequence[str], results: bool, v2: bool = False) -> dict[str, Renderer]:
     tables: dict[str, Renderer] = {
         "speed": lambda s: render_env_speed(s["bench"], env_ids),
         "ppo": lambda s: render_ppo(s["baselines"], s["eval"], env_ids),
     }
+    if v2:
+        tables["v2"] = lambda s: render_v2(s["v2"], env_ids)
     if results:
         tables["results"] = lambda s: render_env_results(s["eval"], env_ids)
     return tables
@@ -275,18 +328,20 @@ PAGES: dict[str, dict[str, Renderer]] = {
         "results": lambda s: render(s["eval"]),
         "speed": lambda s: render_speed(s["bench"]),
         "baselines": lambda s: render_baselines(s["baselines"]),
+        "v2": lambda s: render_v2(s["v2"]),
     },
     f"{ENVS}/anomaly_mapping/README.md": _env_page(["hiddengrid/AnomalyMapping-v0"], True),
-    f"{ENVS}/field_cipher/README.md": _env_page(["hiddengrid/FieldCipher-v0"], False),
+    f"{ENVS}/field_cipher/README.md": _env_page(["hiddengrid/FieldCipher-v0"], False, v2=True),
     f"{ENVS}/inverted_treasure/README.md": _env_page(
         ["hiddengrid/InvertedTreasure-v0", "hiddengrid/InvertedTreasure-Scout-v0"], True
     ),
-    f"{ENVS}/squad_recon/README.md": _env_page(["hiddengrid/SquadRecon-v0"], True),
-    f"{ENVS}/megacity/README.md": _env_page(["hiddengrid/Megacity-v0"], False),
+    f"{ENVS}/squad_recon/README.md": _env_page(["hiddengrid/SquadRecon-v0"], True, v2=True),
+    f"{ENVS}/megacity/README.md": _env_page(["hiddengrid/Megacity-v0"], False, v2=True),
     "docs/training.md": {
         "ppo": lambda s: render_ppo(
             s["baselines"], s["eval"], sorted({r["env"] for r in s["baselines"]})
         ),
+        "v2": lambda s: render_v2(s["v2"]),
     },
 }
 
@@ -310,6 +365,7 @@ def load_sources(root: Path = ROOT) -> Sources:
         "bench": json.loads((root / BENCH).read_text()),
         "eval": json.loads((root / EVAL).read_text()),
         "baselines": json.loads((root / BASELINES).read_text()),
+        "v2": json.loads((root / V2).read_text())["rows"],
     }
 
 
