@@ -208,7 +208,8 @@ def render_v2(v2: Rows, env_ids: Sequence[str] | None = None) -> str:
         for r in sorted(group, key=lambda r: "steps" in r):  # the env's own agents first
             cells = [f"`{_short(env_id)}`"] if with_env else []
             low, high = (_small_percent(b) for b in r["ci95"])
-            cells += [args, r["agent"], _steps(r), _wall(r), _small_percent(r["success"])]
+            agent = r["agent"] + (f", seed {r['seed']}" if "seed" in r else "")
+            cells += [args, agent, _steps(r), _wall(r), _small_percent(r["success"])]
             cells += [f"[{low}, {high}]", f"{r['mean_return']:.3g}"]
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
