@@ -24,6 +24,7 @@ from typing import Any, NoReturn
 
 from hiddengrid import __version__
 from hiddengrid.cli_llm import add_llm_options
+from hiddengrid.cli_train import add_ppo_options, ppo_settings
 from hiddengrid.cli_types import (
     echo,
     env_arg,
@@ -429,29 +430,8 @@ def add_train(sub: Any) -> None:
         "or -2, -3, ... after it when that holds a run)",
     )
     p.add_argument("--device", default="auto", help="auto (CUDA when present), cpu, cuda[:N]")
-    p.add_argument("--num-envs", type=positive_int, help="sub-envs (default 256)")
-    p.add_argument("--rollout", type=positive_int, help="steps per sub-env per update (default 64)")
-    p.add_argument("--hidden", type=positive_int, help="layer width (default 128)")
-    p.add_argument("--learning-rate", type=positive_float, help="Adam step size (default 5e-4)")
-    p.add_argument("--entropy-coef", type=nonnegative_float, help="entropy bonus (default 0.01)")
-    p.add_argument("--threads", type=positive_int, help="torch CPU threads (default 1)")
     env_args_option(p)
-    p.add_argument(
-        "--recipe",
-        metavar="NAME",
-        help="a named training recipe for the env (hiddengrid.train.recipes), e.g. "
-        "field_cipher_decoder for FieldCipher; plain PPO without it",
-    )
-    p.add_argument(
-        "--imitation",
-        metavar="AGENT",
-        help="warm start: first clone this fair agent of the env (e.g. heuristic)",
-    )
-    p.add_argument(
-        "--imitation-steps",
-        type=positive_int,
-        help="env steps of the warm start (with --imitation)",
-    )
+    add_ppo_options(p)
     p.add_argument("--tensorboard", action="store_true", help="also log to DIR/tensorboard")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_train)
@@ -464,25 +444,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise CLIError(
             f"train needs the train extra (pip install 'hiddengrid[train]'): {exc}"
         ) from None
-    settings = {
-        "env_id": args.env,
-        "total_steps": args.steps,
-        "seed": args.seed,
-        "policy": args.policy,
-        "memory_across_episodes": args.memory_across_episodes,
-        "device": args.device,
-        "env_kwargs": dict(args.env_arg),
-    }
-    names = ("num_envs", "rollout", "hidden", "learning_rate", "entropy_coef", "threads")
-    for name in (*names, "imitation", "imitation_steps"):
-        value = getattr(args, name)
-        if value is not None:
-            settings[name] = value
     try:
-        if args.recipe is not None:
-            from hiddengrid.train.recipes import recipe_settings
-
-            settings = {**recipe_settings(args.recipe, args.env), **settings}
+        settings = ppo_settings(args)
         config = PPOConfig.from_dict(settings)
         trainer = PPOTrainer(config, args.out)
     except ValueError as exc:

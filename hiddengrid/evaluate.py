@@ -59,6 +59,17 @@ class EvalResult:
         }
 
 
+def format_percent(value: float) -> str:
+    """A rate as a percentage with one decimal, or more where one would round a bound onto
+    the end it is not on: 0.99962 is "99.96%", not "100.0%" (10000 of 10000's lower bound)."""
+    for digits in range(1, 7):
+        text = f"{value:.{digits}%}"
+        shown = float(text[:-1]) / 100
+        if (shown < 1 or value >= 1) and (shown > 0 or value <= 0):
+            return text
+    return text
+
+
 def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
     """The Wilson score 95 % interval of a binomial proportion (sound near 0 and 1)."""
     if n == 0:

@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from hiddengrid.evaluation.plan import format_percent
+from hiddengrid.evaluate import format_percent
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = Path("docs/bench/bench.json")

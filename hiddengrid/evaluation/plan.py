@@ -14,6 +14,7 @@ from typing import Any
 
 from hiddengrid import evaluate as episodes_loop
 from hiddengrid.core.rng import check_seed
+from hiddengrid.evaluate import format_percent
 from hiddengrid.evaluation.kinds import (
     EXTRA_AGENTS,
     EvalError,
@@ -241,17 +242,6 @@ def evaluate(
     plan = plan_eval(request)
     plan.prepare(say=say)
     return plan.run(progress=progress, say=say)
-
-
-def format_percent(value: float) -> str:
-    """A rate as a percentage with one decimal, or more where one would round a bound onto
-    the end it is not on: 0.99962 is "99.96%", not "100.0%" (10000 of 10000's lower bound)."""
-    for digits in range(1, 7):
-        text = f"{value:.{digits}%}"
-        shown = float(text[:-1]) / 100
-        if (shown < 1 or value >= 1) and (shown > 0 or value <= 0):
-            return text
-    return text
 
 
 def format_table(results: Sequence[episodes_loop.EvalResult]) -> str:

@@ -19,8 +19,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
-from hiddengrid.evaluate import run_episodes, wilson_interval
-from hiddengrid.evaluation.plan import format_percent
+from hiddengrid.evaluate import format_percent, run_episodes, wilson_interval
 from hiddengrid.registry import definition_of
 from hiddengrid.train.agent import PPOAgent
 from hiddengrid.train.plot import plot_curves

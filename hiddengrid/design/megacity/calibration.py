@@ -44,8 +44,7 @@ from hiddengrid.envs.megacity.constants import (
     T_INTEGRITY_DEFICIT,
     T_INTEGRITY_GAIN,
 )
-from hiddengrid.evaluate import wilson_interval
-from hiddengrid.evaluation.plan import format_percent
+from hiddengrid.evaluate import format_percent, wilson_interval
 
 ENV_ID = "hiddengrid/Megacity-v0"
 LEARNING_STEPS = 3  # the expert's two gravity research steps and its scan
