@@ -93,9 +93,29 @@ V2_ROWS: tuple[Row, ...] = (
         recipe="field_cipher_teacher",
     ),
     Row(
+        "FieldCipher-v0-teacher-2m-s1",
+        "hiddengrid/FieldCipher-v0",
+        2_000_000,
+        recipe="field_cipher_teacher",
+        seed=1,
+    ),
+    Row(
+        "FieldCipher-v0-teacher-2m-s2",
+        "hiddengrid/FieldCipher-v0",
+        2_000_000,
+        recipe="field_cipher_teacher",
+        seed=2,
+    ),
+    Row(
         "Megacity-v0-level0-mlp-1m-s0",
         "hiddengrid/Megacity-v0",
         1_000_000,
+        settings=MEGACITY_LEVEL0,
+    ),
+    Row(
+        "Megacity-v0-level0-mlp-5m-s0",
+        "hiddengrid/Megacity-v0",
+        5_000_000,
         settings=MEGACITY_LEVEL0,
     ),
     Row(
@@ -176,6 +196,7 @@ def score_v2(
             {
                 **_result_row(row.env_id, kwargs, row.label, r, wilson_interval),
                 "run": row.name,
+                "seed": row.seed,
                 "checkpoint": str(ckpt),
                 "steps": int(data["step"]),
                 "imitation_steps": imitation,
