@@ -112,6 +112,7 @@ V2_ROWS: tuple[Row, ...] = (
         1_000_000,
         settings=MEGACITY_LEVEL0,
     ),
+    Row("Megacity-v0-mlp-1m-s0", "hiddengrid/Megacity-v0", 1_000_000),
     Row(
         "Megacity-v0-level0-mlp-5m-s0",
         "hiddengrid/Megacity-v0",
