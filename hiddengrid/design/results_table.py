@@ -331,10 +331,10 @@ PAGES: dict[str, dict[str, Renderer]] = {
         "baselines": lambda s: render_baselines(s["baselines"]),
         "v2": lambda s: render_v2(s["v2"]),
     },
-    f"{ENVS}/anomaly_mapping/README.md": _env_page(["hiddengrid/AnomalyMapping-v0"], True),
+    f"{ENVS}/anomaly_mapping/README.md": _env_page(["hiddengrid/AnomalyMapping-v0"], True, v2=True),
     f"{ENVS}/field_cipher/README.md": _env_page(["hiddengrid/FieldCipher-v0"], False, v2=True),
     f"{ENVS}/inverted_treasure/README.md": _env_page(
-        ["hiddengrid/InvertedTreasure-v0", "hiddengrid/InvertedTreasure-Scout-v0"], True
+        ["hiddengrid/InvertedTreasure-v0", "hiddengrid/InvertedTreasure-Scout-v0"], True, v2=True
     ),
     f"{ENVS}/squad_recon/README.md": _env_page(["hiddengrid/SquadRecon-v0"], True, v2=True),
     f"{ENVS}/megacity/README.md": _env_page(["hiddengrid/Megacity-v0"], False, v2=True),

@@ -79,6 +79,8 @@ class Row:
 MEGACITY_LEVEL0 = {"env_kwargs": {"level": 0}}
 # Only the rows that were run and published; a row's ``steps`` are PPO's, after any warm start.
 V2_ROWS: tuple[Row, ...] = (
+    Row("AnomalyMapping-v0-mlp-5m-s0", "hiddengrid/AnomalyMapping-v0", 5_000_000),
+    Row("InvertedTreasure-Scout-v0-mlp-3m-s0", "hiddengrid/InvertedTreasure-Scout-v0", 3_000_000),
     Row("FieldCipher-v0-mlp-10m-s0", "hiddengrid/FieldCipher-v0", 10_000_000),
     Row(
         "FieldCipher-v0-decoder-3m-s0",
