@@ -88,3 +88,18 @@ def scripted(lines: list[str]) -> tuple[Any, Any, list[str]]:
             raise EOFError from None
 
     return read, written.append, written
+
+
+# The head of a script run in a fresh process that records the qualified name of every function
+# Numba compiles there, in ``compiled`` (the script prints it); a cached function adds nothing.
+COMPILE_COUNTER = """
+import json, sys
+from numba.core import event
+compiled = []
+class Count(event.Listener):
+    def on_start(self, ev):
+        compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", Count())
+"""

@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from helpers import COMPILE_COUNTER
+
 import hiddengrid
 from hiddengrid.bench import BenchRow, format_table, scaling_table
 from hiddengrid.evaluate import eval_threads, prepare
@@ -22,17 +24,10 @@ PACKAGE = Path(hiddengrid.__file__).parent
 
 # Counts compile events in a fresh process while it does what a training or evaluation worker
 # does; prints them as JSON (function names) on its last line.
-WORKER = """
-import json, sys
+WORKER = (
+    COMPILE_COUNTER
+    + """
 import numpy as np, gymnasium as gym
-from numba.core import event
-compiled = []
-class Count(event.Listener):
-    def on_start(self, ev):
-        compiled.append(ev.data["dispatcher"].py_func.__qualname__)
-    def on_end(self, ev):
-        pass
-event.register("numba:compile", Count())
 import hiddengrid
 from hiddengrid.core.flat import FlatVectorEnv
 from hiddengrid.evaluate import run_episodes
@@ -53,6 +48,7 @@ single = gym.make(env_id)
 single.reset(seed=0)
 print(json.dumps(compiled))
 """
+)
 
 
 def cache_files(root: Path) -> dict[str, tuple[int, int]]:

@@ -19,7 +19,7 @@ from typing import Any
 import numba
 import numpy as np
 import pytest
-from helpers import make_vec, random_actions
+from helpers import COMPILE_COUNTER, make_vec, random_actions
 
 from hiddengrid.core import kernel
 from hiddengrid.core.vector_env import copy_observation, copy_rows
@@ -331,17 +331,10 @@ def bump(rows, out):
         out[i] = rows[i] * 2 + 1
 """
 
-DRIVER_RUN = """
-import json, sys
+DRIVER_RUN = (
+    COMPILE_COUNTER
+    + """
 import numpy as np
-from numba.core import event
-compiled = []
-class Count(event.Listener):
-    def on_start(self, ev):
-        compiled.append(ev.data["dispatcher"].py_func.__qualname__)
-    def on_end(self, ev):
-        pass
-event.register("numba:compile", Count())
 sys.path.insert(0, sys.argv[1])
 from hiddengrid.core import kernel
 import tiny_kernel
@@ -357,6 +350,7 @@ if compiled:  # compiled here, so its code can be read: does it define any of th
     alone = all("bump__rows" in x for x in defined) and len(declared) == 1
 print(json.dumps([out.tolist(), compiled, alone]))
 """
+)
 
 
 @pytest.mark.skipif(not THREAD_COUNTS, reason="Numba's thread pool has a single thread")
