@@ -67,7 +67,10 @@ class Row:
 
     @property
     def label(self) -> str:
-        return f"recipe {self.recipe}" if self.recipe else "PPO feed-forward"
+        if self.recipe:
+            return f"recipe {self.recipe}"
+        policy = self.settings.get("policy", "mlp")
+        return "PPO feed-forward" if policy == "mlp" else f"PPO recurrent ({policy.upper()})"
 
     def config(self) -> dict[str, Any]:
         from hiddengrid.train.recipes import recipe_settings

@@ -330,3 +330,16 @@ def test_teacher_recipe_runs_and_its_checkpoint_plays(tmp_path: Path) -> None:
         agent_factory=lambda env, seed: PPOAgent(env, seed, checkpoint=str(result.checkpoint)),
     )
     assert played.episodes == 4
+
+
+def test_a_rows_label_names_its_policy_or_recipe() -> None:
+    """The table's agent column says which network a plain row trained (a recurrent row was
+    once labelled feed-forward) and which recipe a recipe row used."""
+    from hiddengrid.train.baselines import Row
+
+    assert Row("a", CIPHER, 1).label == "PPO feed-forward"
+    assert Row("b", CIPHER, 1, settings={"policy": "gru"}).label == "PPO recurrent (GRU)"
+    assert Row("c", CIPHER, 1, settings={"policy": "lstm"}).label == "PPO recurrent (LSTM)"
+    assert Row("d", CIPHER, 1, recipe="field_cipher_teacher").label == (
+        "recipe field_cipher_teacher"
+    )
