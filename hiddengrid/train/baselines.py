@@ -138,6 +138,10 @@ V2_ROWS: tuple[Row, ...] = (
         recipe="squad_recon_imitation",
         settings={"imitation_steps": 262_144},
     ),
+    Row("InvertedTreasure-v0-mlp-10m-s0", "hiddengrid/InvertedTreasure-v0", 10_000_000),
+    Row("AnomalyMapping-v0-mlp-10m-s0", "hiddengrid/AnomalyMapping-v0", 10_000_000),
+    Row("AnomalyMapping-v0-mlp-10m-s1", "hiddengrid/AnomalyMapping-v0", 10_000_000, seed=1),
+    Row("AnomalyMapping-v0-mlp-10m-s2", "hiddengrid/AnomalyMapping-v0", 10_000_000, seed=2),
 )
 V2_DIR = Path("docs/baselines/trainer_v2")
 REFERENCE_AGENTS = ("random", "heuristic", "oracle")  # the lines drawn and scored beside
