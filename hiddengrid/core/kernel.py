@@ -15,6 +15,13 @@ its episode start, full mask and rarely rewritten views called, for a step 7 % s
 measured under load; docs/performance.md). Code that allocates (an oracle's BFS queue, say)
 keeps the ordinary ``@njit``.
 
+A compiled function that calls another links the callee's code into its own module, where LLVM
+optimizes it again: a helper three calls deep is optimized four times. The agents' large
+helpers (a planner, a path search) are therefore called by name (:func:`opaque_call`) from
+functions made with :func:`opaque_caller`, and compiled once each; their one-line leaves are
+inlined (inlining the large ones instead made the compile longer: LLVM's time grows faster
+than the size of one function).
+
 Threads: a batch loop is written ``for i in prange(n)``, and sub-env ``i`` reads and writes only
 row ``i`` of every array (its own random stream included). An env's kernels run on several
 threads through a row driver (:func:`row_driver`): a small ``parallel=True`` loop that cuts the

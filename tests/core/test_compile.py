@@ -52,13 +52,12 @@ single.reset(seed=0)
 if "train" in sys.argv[2:]:
     # A training run with the trainer's defaults but for its size: its vector env (one thread
     # for 256 sub-envs or fewer), the flat encoder, the masks, the reference agents' scores.
-    import tempfile
-    from hiddengrid.train.config import PPOConfig
-    from hiddengrid.train.trainer import Trainer
-    config = PPOConfig(env_id=env_id, total_steps=2 * 64 * 8, num_envs=64, rollout=8,
-                       epochs=1, minibatches=1, device="cpu")
+    import os, tempfile
+    from hiddengrid.train import train
     with tempfile.TemporaryDirectory() as out:
-        Trainer(config, out_dir=out).run(progress=False, reference_episodes=64)
+        train(env_id, out_dir=os.path.join(out, "run"), progress=False, reference_episodes=64,
+              total_steps=2 * 64 * 8, num_envs=64, rollout=8, epochs=1, minibatches=1,
+              device="cpu")
 print(json.dumps(compiled))
 """
 )
