@@ -15,6 +15,13 @@ its episode start, full mask and rarely rewritten views called, for a step 7 % s
 measured under load; docs/performance.md). Code that allocates (an oracle's BFS queue, say)
 keeps the ordinary ``@njit``.
 
+A compiled function that calls another links the callee's code into its own module, where LLVM
+optimizes it again: a helper three calls deep is optimized four times. The agents' large
+helpers (a planner, a path search) are therefore called by name (:func:`opaque_call`) from
+functions made with :func:`opaque_caller`, and compiled once each; their one-line leaves are
+inlined (inlining the large ones instead made the compile longer: LLVM's time grows faster
+than the size of one function).
+
 Threads: a batch loop is written ``for i in prange(n)``, and sub-env ``i`` reads and writes only
 row ``i`` of every array (its own random stream included). An env's kernels run on several
 threads through a row driver (:func:`row_driver`): a small ``parallel=True`` loop that cuts the
@@ -35,6 +42,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
+import pickle
 import shutil
 import tempfile
 import types
@@ -185,8 +193,11 @@ def opaque_call(dispatcher: Any) -> Any:
                 raise numba.core.errors.TypingError(
                     f"{dispatcher.py_func.__qualname__} is called on C-contiguous arrays only"
                 )
-        argtypes = tuple(args)
+        # A constant argument is passed as its plain type: one compile serves every value.
+        argtypes = tuple(numba.types.unliteral(arg) for arg in args)
         name = _bind_symbol(dispatcher, argtypes)
+        if _RECORDING:
+            _record(_RECORDING[-1], _callee_key(dispatcher), argtypes)
         result = dispatcher.overloads[argtypes]
         sig = result.signature.return_type(*argtypes)
 
@@ -210,7 +221,59 @@ def opaque_call(dispatcher: Any) -> Any:
     function.__name__ = f"{dispatcher.py_func.__name__}__call"
     caller = intrinsic(function)
     _CALLERS[dispatcher] = caller
+    _OPAQUE[_callee_key(dispatcher)] = dispatcher
     return caller
+
+
+# Every kernel called through :func:`opaque_call`, by :func:`_callee_key`.
+_OPAQUE: dict[str, Any] = {}
+# One frame per compile of a recording caller (see :func:`calling`) under way: its record
+# file, its signature's key, and the ``(callee, argument types)`` bound while it compiles.
+_RECORDING: list[tuple[str, str, list[tuple[str, tuple[Any, ...]]]]] = []
+
+
+def _callee_key(dispatcher: Any) -> str:
+    return f"{dispatcher.py_func.__module__}:{dispatcher.py_func.__qualname__}"
+
+
+def _read_calls(path: str) -> dict[str, list[tuple[str, tuple[Any, ...]]]]:
+    try:
+        with open(path, "rb") as file:
+            return pickle.load(file)
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
+        return {}
+
+
+def _record(frame: tuple[str, str, list[Any]], key: str, argtypes: tuple[Any, ...]) -> None:
+    """Adds a callee's binding to the caller's record file at once: during the caller's
+    typing, so before Numba saves the caller's machine code to the cache."""
+    path, signature, bound = frame
+    if (key, argtypes) in bound:
+        return
+    bound.append((key, argtypes))
+    calls = _read_calls(path)
+    calls[signature] = list(bound)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        temporary = f"{path}.{os.getpid()}.tmp"
+        with open(temporary, "wb") as file:
+            pickle.dump(calls, file)
+        os.replace(temporary, path)
+    except OSError:
+        pass  # no record: the next process compiles the caller again rather than load it
+
+
+class _NoLoad:
+    """A dispatcher's cache that saves but never loads (see :class:`_Calling`)."""
+
+    def __init__(self, cache: Any) -> None:
+        self._inner = cache
+
+    def load_overload(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
 
 
 class _Calling(CPUDispatcher):
@@ -221,27 +284,74 @@ class _Calling(CPUDispatcher):
     arguments at ``positions`` are the callee's, in order, with the same types."""
 
     _hiddengrid_calls: tuple[tuple[Any, tuple[int, ...]], ...] = ()
+    _hiddengrid_records = False
 
     def compile(self, sig: Any) -> Any:
         args, _ = numba.core.sigutils.normalize_signature(sig)
+        if tuple(args) in self.overloads:
+            return super().compile(sig)
         for callee, positions in self._hiddengrid_calls:
             types = tuple(args[k] for k in positions)
             if all(not isinstance(t, numba.types.Array) or t.layout == "C" for t in types):
                 _bind_symbol(callee, types)
-        return super().compile(sig)
+        if not self._hiddengrid_records or self._cache is None or config.DISABLE_JIT:
+            return super().compile(sig)
+        path = f"{self._cache._cache_file._index_path}.calls"
+        signature = repr(tuple(args))
+        recorded = _read_calls(path).get(signature)
+        cache = self._cache
+        if recorded is None:
+            # No record of what this signature calls: its copy in the cache (if any) could not
+            # find its callees, so it is compiled, and recorded, again.
+            self._cache = _NoLoad(cache)
+        else:
+            for key, types in recorded:
+                callee = _OPAQUE.get(key)
+                if callee is not None:
+                    _bind_symbol(callee, types)
+        _RECORDING.append((path, signature, list(recorded or [])))
+        try:
+            return super().compile(sig)
+        finally:
+            _RECORDING.pop()
+            self._cache = cache
 
 
-def calling(calls: tuple[tuple[Any, tuple[int, ...]], ...], function: Any, **options: Any) -> Any:
+def calling(
+    calls: tuple[tuple[Any, tuple[int, ...]], ...],
+    function: Any,
+    records: bool = False,
+    **options: Any,
+) -> Any:
     """``njit(cache=True, **options)(function)`` for a ``function`` that calls kernels through
     :func:`opaque_call`; ``calls`` lists each callee with the positions of ``function``'s
     arguments that it is passed (see :class:`_Calling`). With ``NUMBA_DISABLE_JIT=1``, the
-    function itself."""
+    function itself.
+
+    With ``records``, the callees may be passed anything (locals, rows of scratch arrays,
+    constants): what each signature of ``function`` bound while it compiled is written to a
+    file beside its cache index (``<index>.calls``) before its code is cached, and bound again
+    from there before a later process loads that code; a signature with no record there is
+    compiled again rather than loaded."""
     if config.DISABLE_JIT:
         return function
     dispatcher = _Calling(py_func=function, locals={}, targetoptions={"nopython": True, **options})
     dispatcher._hiddengrid_calls = calls
+    dispatcher._hiddengrid_records = records
     dispatcher.enable_caching()
     return dispatcher
+
+
+def opaque_caller(**options: Any) -> Any:
+    """Decorator: ``calling((), function, records=True, **options)``, for a function whose
+    calls through :func:`opaque_call` take any arguments (an agent's kernel calling its
+    large helpers: each is compiled once, by itself, instead of being optimized again inside
+    every compiled function that calls it, directly or not)."""
+
+    def decorate(function: Any) -> Any:
+        return calling((), function, records=True, **options)
+
+    return decorate
 
 
 def row_driver(dispatcher: Any, whole: tuple[int, ...] = (), then: Any = None) -> Any:

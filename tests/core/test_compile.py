@@ -20,6 +20,9 @@ from hiddengrid.bench import BenchRow, format_table, scaling_table
 from hiddengrid.evaluate import eval_threads, prepare
 
 CHEAP_ID = "hiddengrid/InvertedTreasure-v0"  # the quickest env to compile from nothing
+# A masked env: on several threads its step copies the observation and the action mask in the
+# row driver (``then=copy_rows``), its random agent draws among the legal actions.
+MASKED_ID = "hiddengrid/Megacity-v0"
 PACKAGE = Path(hiddengrid.__file__).parent
 
 # Counts compile events in a fresh process while it does what a training or evaluation worker
@@ -46,6 +49,15 @@ for name in definition_of(env_id).agents:
     run_episodes(env_id, name, 600, batch_size=600, env_kwargs={"num_threads": 2})
 single = gym.make(env_id)
 single.reset(seed=0)
+if "train" in sys.argv[2:]:
+    # A training run with the trainer's defaults but for its size: its vector env (one thread
+    # for 256 sub-envs or fewer), the flat encoder, the masks, the reference agents' scores.
+    import os, tempfile
+    from hiddengrid.train import train
+    with tempfile.TemporaryDirectory() as out:
+        train(env_id, out_dir=os.path.join(out, "run"), progress=False, reference_episodes=64,
+              total_steps=2 * 64 * 8, num_envs=64, rollout=8, epochs=1, minibatches=1,
+              device="cpu")
 print(json.dumps(compiled))
 """
 )
@@ -74,26 +86,45 @@ def env_cache(env_id: str) -> dict[str, tuple[int, int]]:
     return files
 
 
-def test_compile_leaves_nothing_for_a_fresh_worker() -> None:
-    """After ``hiddengrid compile``, a fresh process that steps the vector env on one thread
-    and on several, in both autoreset modes, through the flat encoder, and evaluates every
-    agent on a large batch, compiles nothing and writes no cache file."""
+def warm_then_work(env_id: str, *worker_args: str) -> dict[str, tuple[int, int]]:
+    """Runs ``hiddengrid compile --env env_id``, then :data:`WORKER` in a fresh process; checks
+    that the worker compiled nothing and left the env's cache files as they were, and returns
+    those files."""
     warm = subprocess.run(
-        [sys.executable, "-m", "hiddengrid", "compile", "--env", CHEAP_ID],
+        [sys.executable, "-m", "hiddengrid", "compile", "--env", env_id],
         capture_output=True,
         text=True,
     )
     assert warm.returncode == 0, warm.stderr[-2000:]
-    assert f"[1/1] {CHEAP_ID}: ready" in warm.stdout
-    assert f"{CHEAP_ID}: vector env on several threads" in warm.stdout
-    before = env_cache(CHEAP_ID)
+    assert f"[1/1] {env_id}: ready" in warm.stdout
+    assert f"{env_id}: vector env on several threads" in warm.stdout
+    before = env_cache(env_id)
     assert any(name.endswith(".nbi") for name in before)
     worker = subprocess.run(
-        [sys.executable, "-c", WORKER, CHEAP_ID], capture_output=True, text=True
+        [sys.executable, "-c", WORKER, env_id, *worker_args], capture_output=True, text=True
     )
     assert worker.returncode == 0, worker.stderr[-2000:]
     assert json.loads(worker.stdout.splitlines()[-1]) == []
-    assert env_cache(CHEAP_ID) == before
+    assert env_cache(env_id) == before
+    return before
+
+
+def test_compile_leaves_nothing_for_a_fresh_worker() -> None:
+    """After ``hiddengrid compile``, a fresh process that steps the vector env on one thread
+    and on several, in both autoreset modes, through the flat encoder, and evaluates every
+    agent on a large batch, compiles nothing and writes no cache file."""
+    warm_then_work(CHEAP_ID)
+
+
+def test_compile_leaves_nothing_for_a_masked_env_or_a_training_run() -> None:
+    """The same for a masked env, whose multi-thread step copies the observation and the action
+    mask in its row driver, and for a short training run on it (the trainer's vector env,
+    encoder and reference agents): the copying driver's cache entry is there before the worker
+    and untouched after it."""
+    files = warm_then_work(MASKED_ID, "train")
+    copying = [name for name in files if "step_all__rows__then_copy_rows" in name]
+    assert any(name.endswith(".nbi") for name in copying)
+    assert any(name.endswith(".nbc") for name in copying)
 
 
 def test_prepare_compiles_what_the_evaluation_runs() -> None:

@@ -9,7 +9,7 @@ import numpy as np
 from numba import get_thread_id, njit, prange
 
 from hiddengrid.core.agents import BatchAgent, RandomAgent
-from hiddengrid.core.kernel import run_rows, thread_scratch
+from hiddengrid.core.kernel import inline, opaque_call, opaque_caller, run_rows, thread_scratch
 from hiddengrid.envs.anomaly_mapping.constants import (
     DIR_COL,
     DIR_ROW,
@@ -90,7 +90,7 @@ PLAN_DEPTH = 3  # moves looked ahead
 UNKNOWN_FREE = 0.8  # the chance an unknown tile is free (a fifth of the tiles are walls)
 
 
-@njit(cache=True)
+@inline
 def _on_grid(bounds, i, r, c):
     """Whether local tile (r, c) can be on the grid, given the rows and columns walked: no
     two tiles of a 15x15 grid are more than 14 apart. (Weighting the tiles by how many start
@@ -133,7 +133,7 @@ def _start_prefix(hyp, bounds, i, prefix):
             prefix[sr + 1, sc + 1] = w + prefix[sr, sc + 1] + prefix[sr + 1, sc] - prefix[sr, sc]
 
 
-@njit(cache=True)
+@inline
 def _on_grid_chance(prefix, tr, tc):
     """The weight of the starts that put local tile (tr, tc) on the grid, over all starts."""
     total = prefix[GRID_SIZE, GRID_SIZE]
@@ -259,7 +259,7 @@ def _rule_out(belief, i, r, c):
                 belief[i, tr, tc] *= 1.0 - WEIGHTS[dr + 3, dc + 3]
 
 
-@njit(cache=True)
+@inline
 def _extend(bounds, i, r, c):
     bounds[i, 0] = min(bounds[i, 0], r)
     bounds[i, 1] = max(bounds[i, 1], r)
@@ -267,7 +267,12 @@ def _extend(bounds, i, r, c):
     bounds[i, 3] = max(bounds[i, 3], c)
 
 
-@njit(cache=True)
+# The planner, called by name from the kernel below: compiled once, by itself, rather than
+# optimized again inside the kernel.
+PLAN = opaque_call(_plan)
+
+
+@opaque_caller()
 def heuristic_act(
     view, facing, starts, pos, bounds, tiles, belief, last_move, last_facing, last_view, out,
     blockeds, masses, keepss, paths, mode, true_pos, true_start, hyp, prefixes, onps,
@@ -375,7 +380,7 @@ def heuristic_act(
                 _rule_out(belief, i, r0, c0)
             if mode & EDGE_BELIEF:
                 _start_prefix(hyp, bounds, i, prefix)
-            direction = _plan(
+            direction = PLAN(
                 belief, bounds, tiles, i, r0, c0, facing[i], mode, mass, keeps, path, prefix, onp
             )
             if direction == NO_MOVE:  # boxed in: turn, so the next move can be read

@@ -17,7 +17,7 @@ from numba import njit
 
 from hiddengrid.core.agents import BatchAgent, RandomAgent
 from hiddengrid.core.batch import Batch
-from hiddengrid.core.kernel import calling, opaque_call
+from hiddengrid.core.kernel import calling, opaque_call, opaque_caller
 from hiddengrid.core.rng import below, seed_streams
 from hiddengrid.envs.megacity.constants import (
     AIR_BASE_DEMAND,
@@ -266,7 +266,7 @@ def tend(
     return -1
 
 
-@njit(cache=True)
+@opaque_caller()
 def plan_action(
     j, margin, taps_wanted, slack, b_stress, b_seams, b_faults, air0,
     cells, supports, vents, conduits, research, components, air, step, targets, ntargets, mask,
@@ -339,7 +339,7 @@ def plan_action(
         )
         opened += holds
         if kind != DISTRICT and (holds or supports[j, r, c] == 0):
-            a = tend(j, k, margin, b_stress, b_seams, air0, cells, supports, vents, components,
+            a = TEND(j, k, margin, b_stress, b_seams, air0, cells, supports, vents, components,
                      step, mask, baffled)  # fmt: skip
             if a >= 0:
                 return a
@@ -355,11 +355,19 @@ def plan_action(
         opened += 1
         if kind == DISTRICT:
             continue
-        a = tend(j, k, margin, b_stress, b_seams, air0, cells, supports, vents, components,
+        a = TEND(j, k, margin, b_stress, b_seams, air0, cells, supports, vents, components,
                  step, mask, baffled)  # fmt: skip
         if a >= 0:
             return a
     return WAIT
+
+
+# The planner's large parts, called by name (the first two from the expert's and the oracle's
+# kernels, the last from the planner): each is compiled once per argument types, by itself,
+# rather than optimized again inside every compiled function that calls it.
+CHOOSE_TARGETS = opaque_call(choose_targets)
+PLAN_ACTION = opaque_call(plan_action)
+TEND = opaque_call(tend)  # called twice in plan_action
 
 
 # --- the fair expert: research, scan, then plan on what the observation shows ------------------
@@ -377,7 +385,7 @@ def base_airflow(j, airflow, vents, step, air0) -> None:
             air0[j, r, c, 1] = ph * (airflow[j, r, c, 1] - SHAFT_DRAFT * DIR_COL[d])
 
 
-@njit(cache=True)
+@opaque_caller()
 def expert_act(
     starts, learn, stress, airflow, cells, supports, vents, conduits, seams, faults, research,
     components, air, step, targets, ntargets, air0, mask, out,
@@ -394,12 +402,12 @@ def expert_act(
             out[j] = SCAN if mask[j, SCAN] else WAIT
             continue
         if ntargets[j] < 0:
-            choose_targets(
+            CHOOSE_TARGETS(
                 j, stress, seams, faults, research, components, EXPERT_MARGIN, jitter, targets,
                 ntargets,
             )  # fmt: skip
         base_airflow(j, airflow, vents, step, air0)
-        out[j] = plan_action(
+        out[j] = PLAN_ACTION(
             j, EXPERT_MARGIN, EXPERT_TAPS, EXPERT_SLACK, stress, seams, faults, air0,
             cells, supports, vents, conduits, research, components, air, step, targets,
             ntargets, mask,
@@ -471,7 +479,7 @@ def oracle_rollouts(
         margins[j] = below(rng, 0, 5) if j > 0 else 0
         taps[j] = 2 + below(rng, 0, 3) if j > 0 else 4
         slacks[j] = below(rng, 0, 10) if j > 0 else 2
-        choose_targets(
+        CHOOSE_TARGETS(
             j, stress, seams, faults, research, components, margins[j], jitter, targets,
             ntargets,
         )  # fmt: skip
@@ -486,7 +494,7 @@ def oracle_rollouts(
         for j in range(n):
             a = WAIT
             if playing[j]:
-                a = plan_action(
+                a = PLAN_ACTION(
                     j, margins[j], taps[j], slacks[j], stress, seams, faults, airflow0,
                     cells, supports, vents, conduits, research, components, air, step, targets,
                     ntargets, mask,
@@ -511,8 +519,8 @@ def oracle_rollouts(
 
 
 STEP_ALL = opaque_call(step_all)
-# Arguments 6 onwards are step_all's, in its order.
-oracle_rollouts = calling(((step_all, tuple(range(6, 6 + 41))),), oracle_rollouts)
+# Arguments 6 onwards are step_all's, in its order; the planner's calls are recorded.
+oracle_rollouts = calling(((step_all, tuple(range(6, 6 + 41))),), oracle_rollouts, records=True)
 
 
 class OracleAgent(BatchAgent):

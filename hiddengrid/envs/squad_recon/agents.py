@@ -12,7 +12,7 @@ import numpy as np
 from numba import get_thread_id, njit, prange
 
 from hiddengrid.core.agents import BatchAgent, RandomAgent
-from hiddengrid.core.kernel import run_rows, thread_scratch
+from hiddengrid.core.kernel import inline, opaque_call, opaque_caller, run_rows, thread_scratch
 from hiddengrid.envs.squad_recon.constants import (
     ALIVE,
     ATTACK,
@@ -44,7 +44,7 @@ NO_CAMP = -1
 # --- shared path finding -------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@inline
 def bfs(passable: np.ndarray, dist: np.ndarray, queue: np.ndarray, tail: int) -> None:
     """Breadth-first distances over ``passable`` cells from the ``tail`` cells already queued
     (with ``dist`` 0 there and -1 elsewhere)."""
@@ -85,7 +85,7 @@ def distances_to_camp(
     bfs(passable, dist, queue, tail)
 
 
-@njit(cache=True)
+@inline
 def step_down(dist: np.ndarray, r: int, c: int) -> int:
     """The first move (N, S, E, W) to a cell one step closer, or hold."""
     here = dist[r, c]
@@ -99,7 +99,7 @@ def step_down(dist: np.ndarray, r: int, c: int) -> int:
     return HOLD
 
 
-@njit(cache=True)
+@inline
 def strength_after_moves(i, squads, out, cr, cc) -> int:
     """The strength of sub-env ``i``'s live squads that stand next to ``(cr, cc)`` once this
     step's orders ``out[i]`` have moved them."""
@@ -115,7 +115,7 @@ def strength_after_moves(i, squads, out, cr, cc) -> int:
     return total
 
 
-@njit(cache=True)
+@inline
 def next_to(r: int, c: int, cr: int, cc: int) -> bool:
     return abs(r - cr) + abs(c - cc) == 1
 
@@ -195,7 +195,7 @@ PATH_POWER = 2
 EARLY_STRIKE = 2  # see heuristic_act
 
 
-@njit(cache=True)
+@inline
 def popcount(x: int) -> int:
     """Number of set bits of a non-negative int64 below 2**62 (the 49 window bits)."""
     n = 0
@@ -205,7 +205,7 @@ def popcount(x: int) -> int:
     return n
 
 
-@njit(cache=True)
+@inline
 def known_sight(terrain: np.ndarray, i: int, r0: int, c0: int) -> int:
     """Window bits (bit ``o`` = offset ``o`` of ``sight.OFFSET_ROW``) a squad on ``(r0, c0)``
     would see if every unexplored cell were clear: only known walls and forest cast shadows."""
@@ -217,7 +217,7 @@ def known_sight(terrain: np.ndarray, i: int, r0: int, c0: int) -> int:
     return seen
 
 
-@njit(cache=True)
+@inline
 def window_bits(rows: np.ndarray, r0: int, c0: int) -> int:
     """The 7x7 window around ``(r0, c0)`` of padded bit rows, as window bits."""
     bits = 0
@@ -226,7 +226,7 @@ def window_bits(rows: np.ndarray, r0: int, c0: int) -> int:
     return bits
 
 
-@njit(cache=True)
+@inline
 def claim_window(rows: np.ndarray, r0: int, c0: int, bits: int) -> None:
     """Clears the window bits ``bits`` around ``(r0, c0)`` from the padded bit rows."""
     for k in range(SENSOR_WIDTH):
@@ -299,7 +299,7 @@ def search_step(
     return HOLD
 
 
-@njit(cache=True)
+@inline
 def keep_attacks_safe(i, squads, camps, remaining, out) -> None:
     """Turns an attack order into a hold unless, after every squad's move this step, the
     strength next to each remaining camp next to the attacker exceeds that camp's (the orders
@@ -319,7 +319,7 @@ def keep_attacks_safe(i, squads, camps, remaining, out) -> None:
                 out[i, k] = HOLD
 
 
-@njit(cache=True)
+@opaque_caller()
 def follow_plan(i, squads, camps, remaining, dists, assign, out, saved) -> None:
     """Each camp's group (``assign``) converges on it and attacks with enough strength."""
     for j in range(NUM_CAMPS):
@@ -334,13 +334,13 @@ def follow_plan(i, squads, camps, remaining, dists, assign, out, saved) -> None:
         # strike() orders every live squad; keep only this group's orders.
         for k in range(NUM_SQUADS):
             saved[k] = out[i, k]
-        strike(i, squads, camps, remaining, j, dists[j], out)
+        STRIKE(i, squads, camps, remaining, j, dists[j], out)
         for k in range(NUM_SQUADS):
             if not (group >> k) & 1:
                 out[i, k] = saved[k]
 
 
-@njit(cache=True)
+@opaque_caller()
 def heuristic_act(
     terrain, squads, camps, starts, params, assign, planned, out, passables, distss, queues,
     remainings, saveds, sights, wanteds,
@@ -386,17 +386,17 @@ def heuristic_act(
                 undetected += 1
         for j in range(NUM_CAMPS):
             if camps[i, j, 3] == DETECTED:
-                distances_to_camp(passable, camps[i, j, 0], camps[i, j, 1], dists[j], queue)
+                DISTANCES_TO_CAMP(passable, camps[i, j, 0], camps[i, j, 1], dists[j], queue)
         if starts[i] or planned[i] != key or every_step:
             if undetected == 0:
-                plan(i, squads, camps, remaining, dists, assign)
+                PLAN(i, squads, camps, remaining, dists, assign)
             else:
                 for k in range(NUM_SQUADS):
                     assign[i, k] = NO_CAMP
                 if early > 0 and undetected == 1:
                     early_strike(i, squads, camps, dists, live, early, assign)
             planned[i] = key
-        follow_plan(i, squads, camps, remaining, dists, assign, out, saved)
+        FOLLOW_PLAN(i, squads, camps, remaining, dists, assign, out, saved)
         if undetected == 0:
             keep_attacks_safe(i, squads, camps, remaining, out)
             continue
@@ -419,13 +419,13 @@ def heuristic_act(
                 continue
             r = np.int64(squads[i, k, ROW])
             c = np.int64(squads[i, k, COL])
-            out[i, k] = search_step(
+            out[i, k] = SEARCH_STEP(
                 i, terrain, passable, sight, wanted, r, c, dists[NUM_CAMPS], queue, bias, power
             )
         keep_attacks_safe(i, squads, camps, remaining, out)
 
 
-@njit(cache=True)
+@inline
 def early_strike(i, squads, camps, dists, live, mode, assign) -> None:
     """With one camp detected and one not: send the group that reaches the detected camp first
     among those that beat it, if it leaves a squad to search (mode 1) or even if not (mode 2)."""
@@ -496,7 +496,7 @@ class SearchAgent(BatchAgent):
 # --- oracle --------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@inline
 def arrival_time(i, squads, dists, j, group) -> int:
     """Steps until the squads in bit set ``group`` can take camp ``j`` together: all of them next
     to it, one of them there a step earlier to give the order."""
@@ -587,7 +587,7 @@ def plan(i, squads, camps, remaining, dists, assign) -> None:
                 assign[i, k] = best_first
 
 
-@njit(cache=True)
+@opaque_caller()
 def oracle_act(
     terrain, squads, camps, camp_status, steps_left, starts, assign, planned, out, passables,
     distss, queues, remainings, saveds,
@@ -614,12 +614,21 @@ def oracle_act(
                 key |= 1 << (NUM_CAMPS + k)
         for j in range(NUM_CAMPS):
             if remaining[j]:
-                distances_to_camp(passable, camps[i, j, 0], camps[i, j, 1], dists[j], queue)
+                DISTANCES_TO_CAMP(passable, camps[i, j, 0], camps[i, j, 1], dists[j], queue)
         if starts[i] or steps_left[i] == STEP_BUDGET or planned[i] != key:
-            plan(i, squads, camps, remaining, dists, assign)
+            PLAN(i, squads, camps, remaining, dists, assign)
             planned[i] = key
         # Each camp's group converges on it; squads of a taken camp were replanned above.
-        follow_plan(i, squads, camps, remaining, dists, assign, out, saved)
+        FOLLOW_PLAN(i, squads, camps, remaining, dists, assign, out, saved)
+
+
+# The large helpers, called by name from the kernels above: each is compiled once, by itself,
+# rather than optimized again inside every compiled function that calls it (directly or not).
+DISTANCES_TO_CAMP = opaque_call(distances_to_camp)
+FOLLOW_PLAN = opaque_call(follow_plan)
+PLAN = opaque_call(plan)
+SEARCH_STEP = opaque_call(search_step)
+STRIKE = opaque_call(strike)
 
 
 class OracleAgent(BatchAgent):

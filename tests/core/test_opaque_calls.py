@@ -1,0 +1,90 @@
+"""Calls by name from one compiled function to another (``opaque_call`` in a function made with
+``opaque_caller``): the callee is compiled once, by itself; the caller's code only declares it;
+what the caller bound is recorded beside its cache entry so a fresh process that loads the
+caller from Numba's disk cache binds the callee first (else the process could not run it).
+
+Each check runs in fresh processes on a cache folder of its own and counts Numba's compile
+events (raised only when a function is compiled, never when it is loaded from the cache).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from helpers import COMPILE_COUNTER
+
+CALLER_MODULE = """
+import numpy as np
+from numba import njit
+from hiddengrid.core.kernel import opaque_call, opaque_caller
+
+@njit(cache=True)
+def scale(rows, factor, out):
+    for i in range(rows.shape[0]):
+        out[i] = rows[i] * factor
+    return rows.shape[0]
+
+SCALE = opaque_call(scale)
+
+@opaque_caller()
+def scale_rows(block, out):
+    n = 0
+    for j in range(block.shape[0]):
+        n += SCALE(block[j], 3, out[j])  # a row of each argument and a constant
+    n += SCALE(block[0], np.int64(5), out[0])  # the same types: no second compile of scale
+    return n
+"""
+
+CALLER_RUN = (
+    COMPILE_COUNTER
+    + """
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import tiny_caller
+block = np.arange(12, dtype=np.int64).reshape(3, 4)
+out = np.zeros((3, 4), dtype=np.int64)
+n = tiny_caller.scale_rows(block, out)
+alone = None
+if "scale_rows" in compiled:  # compiled here, so its code can be read
+    f = tiny_caller.scale_rows
+    lines = f.inspect_llvm(f.signatures[0]).splitlines()
+    defined = [x for x in lines if x.startswith("define") and "scale" in x]
+    declared = [x for x in lines if x.startswith("declare") and "hiddengrid.rows." in x]
+    alone = all("scale_rows" in x for x in defined) and len(declared) == 1
+print(json.dumps([int(n), out.tolist(), compiled, alone]))
+"""
+)
+
+
+def run_caller(tmp_path, env) -> list:
+    out = subprocess.run(
+        [sys.executable, "-c", CALLER_RUN, str(tmp_path)], env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def test_a_caller_from_the_disk_cache_finds_its_callee(tmp_path) -> None:
+    """First process: the callee compiles once (a constant argument is passed as its plain
+    type), the caller's code declares it and defines none of it. Second: both load from the
+    cache and the call reaches the callee. Third, with the caller's record of its callees
+    deleted: the caller is compiled again rather than loaded without them, the callee loads."""
+    (tmp_path / "tiny_caller.py").write_text(CALLER_MODULE)
+    cache = tmp_path / "cache"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+    expected = [[0, 5, 10, 15], [12, 15, 18, 21], [24, 27, 30, 33]]
+    first = run_caller(tmp_path, env)
+    assert first[0] == 16 and first[1] == expected
+    assert sorted(first[2]) == ["scale", "scale_rows"]
+    assert first[3] is True
+    records = list(cache.rglob("*.calls"))
+    assert len(records) == 1 and "scale_rows" in records[0].name
+    second = run_caller(tmp_path, env)
+    assert second[:3] == [16, expected, []]
+    records[0].unlink()
+    third = run_caller(tmp_path, env)
+    assert third[:3] == [16, expected, ["scale_rows"]]
+    assert list(cache.rglob("*.calls")) == records  # recorded again
