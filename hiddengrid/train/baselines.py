@@ -142,6 +142,12 @@ V2_ROWS: tuple[Row, ...] = (
     Row("AnomalyMapping-v0-mlp-10m-s0", "hiddengrid/AnomalyMapping-v0", 10_000_000),
     Row("AnomalyMapping-v0-mlp-10m-s1", "hiddengrid/AnomalyMapping-v0", 10_000_000, seed=1),
     Row("AnomalyMapping-v0-mlp-10m-s2", "hiddengrid/AnomalyMapping-v0", 10_000_000, seed=2),
+    Row(
+        "InvertedTreasure-Scout-v0-gru-3m-s0",
+        "hiddengrid/InvertedTreasure-Scout-v0",
+        3_000_000,
+        settings={"policy": "gru"},
+    ),
 )
 V2_DIR = Path("docs/baselines/trainer_v2")
 REFERENCE_AGENTS = ("random", "heuristic", "oracle")  # the lines drawn and scored beside
