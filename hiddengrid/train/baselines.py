@@ -148,6 +148,11 @@ V2_ROWS: tuple[Row, ...] = (
         3_000_000,
         settings={"policy": "gru"},
     ),
+    Row(
+        "InvertedTreasure-Scout-v0-mlp-10m-s0",
+        "hiddengrid/InvertedTreasure-Scout-v0",
+        10_000_000,
+    ),
 )
 V2_DIR = Path("docs/baselines/trainer_v2")
 REFERENCE_AGENTS = ("random", "heuristic", "oracle")  # the lines drawn and scored beside
