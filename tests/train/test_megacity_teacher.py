@@ -97,7 +97,7 @@ def test_teacher_wins_level_0_on_development_episodes() -> None:
 
 def test_collected_labels_are_the_teachers_actions_on_the_student_states(tmp_path: Path) -> None:
     config = PPOConfig.from_dict(
-        {"env_id": MEGACITY, **TINY, **recipe_settings("megacity_dagger", MEGACITY)}
+        {"env_id": MEGACITY, **recipe_settings("megacity_dagger", MEGACITY), **TINY}
     )
     t = PPOTrainer(config, tmp_path)
     t.carry = t._start()
@@ -123,7 +123,7 @@ def test_dagger_recipe_runs_and_its_checkpoint_plays(tmp_path: Path) -> None:
         progress=False,
         reference_episodes=0,
         env_kwargs={"level": 0},
-        **{**TINY, **recipe_settings("megacity_dagger", MEGACITY)},
+        **{**recipe_settings("megacity_dagger", MEGACITY), **TINY},
     )
     with open(result.csv, newline="") as fh:
         rows = list(csv.DictReader(fh))
