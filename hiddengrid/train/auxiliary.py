@@ -91,6 +91,25 @@ AUXILIARIES: dict[str, Auxiliary] = {
     ),
 }
 
+# --- Megacity (hiddengrid/train/megacity_teacher.py) ---------------------------------------
+
+
+def _megacity_teacher(batch: Batch) -> np.ndarray:
+    from hiddengrid.train.megacity_teacher import megacity_teacher_labels
+
+    return megacity_teacher_labels(batch)
+
+
+AUXILIARIES["megacity_teacher"] = Auxiliary(
+    env_id="hiddengrid/Megacity-v0",
+    sizes=(390,),
+    labels=_megacity_teacher,
+    doc="DAgger: the policy's logits are also taught, on the states it visits, the action of "
+    "a teacher that reads only the observation and the mask (the fair expert's planner, its "
+    "targets recomputed every step from the current observation)",
+    head="policy",
+)
+
 EPISODE_STATS: dict[str, EpisodeStat] = {
     "hiddengrid/FieldCipher-v0": EpisodeStat(
         columns=("slot0_right", "slot1_right", "slot2_right", "slot3_right"),

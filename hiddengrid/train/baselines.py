@@ -132,6 +132,22 @@ V2_ROWS: tuple[Row, ...] = (
         settings=MEGACITY_LEVEL0,
     ),
     Row(
+        "Megacity-v0-level0-dagger-2m-s0",
+        "hiddengrid/Megacity-v0",
+        2_000_000,
+        recipe="megacity_dagger",
+        settings=MEGACITY_LEVEL0,
+    ),
+    Row(
+        "Megacity-v0-level0-dagger-2m-s1",
+        "hiddengrid/Megacity-v0",
+        2_000_000,
+        recipe="megacity_dagger",
+        seed=1,
+        settings=MEGACITY_LEVEL0,
+    ),
+    Row("Megacity-v0-dagger-1m-s0", "hiddengrid/Megacity-v0", 1_000_000, recipe="megacity_dagger"),
+    Row(
         "SquadRecon-v0-imitation-524k-s0",
         "hiddengrid/SquadRecon-v0",
         262_144,

@@ -44,6 +44,23 @@ RECIPES: dict[str, Recipe] = {
         settings={"imitation": "heuristic", "imitation_steps": 1_048_576},
         doc="behaviour cloning from the fair heuristic for 1M env steps, then PPO",
     ),
+    "megacity_dagger": Recipe(
+        env_id="hiddengrid/Megacity-v0",
+        settings={
+            "auxiliary": "megacity_teacher",
+            "aux_coef": 4.0,
+            "entropy_coef": 0.0,
+            "value_coef": 0.02,
+            "minibatches": 16,
+            "learning_rate": 1e-3,
+        },
+        doc="DAgger beside PPO: on every state the policy visits, its logits are also taught "
+        "the action of a fair teacher (the expert's planner recomputed from the observation "
+        "and the mask alone, hiddengrid/train/megacity_teacher.py), weighted 4 against PPO's "
+        "loss; no entropy bonus (the scored policy samples its actions), a value loss "
+        "weighted 0.02 (returns in the hundreds would otherwise swamp the shared encoder's "
+        "gradient), 16 minibatches and a learning rate of 1e-3 (more, larger supervised steps)",
+    ),
 }
 
 
