@@ -34,15 +34,16 @@ import numpy as np
 from numba import njit
 
 from hiddengrid.core.batch import Batch
+from hiddengrid.core.kernel import opaque_caller
 from hiddengrid.envs.megacity.agents import (
     EXPERT_MARGIN,
     EXPERT_SLACK,
     EXPERT_TAPS,
     MAX_TARGETS,
+    PLAN_ACTION,
     base_airflow,
     best_material,
     expected_load,
-    plan_action,
 )
 from hiddengrid.envs.megacity.constants import (
     DIR_COL,
@@ -117,7 +118,9 @@ def memoryless_targets(
     ntargets[j] = n
 
 
-@njit(cache=True)
+# The expert's planner is called by name (it calls its own helpers by name): a plain compiled
+# caller would link its code in and, loaded from the disk cache, find those helpers unbound.
+@opaque_caller()
 def teacher_act(
     stress, airflow, cells, supports, vents, conduits, seams, faults, research, components,
     air, step, mask, rank, targets, ntargets, air0, out,
@@ -134,7 +137,7 @@ def teacher_act(
             j, cells, stress, seams, faults, research, components, rank, targets, ntargets
         )
         base_airflow(j, airflow, vents, step, air0)
-        out[j] = plan_action(
+        out[j] = PLAN_ACTION(
             j, EXPERT_MARGIN, EXPERT_TAPS, EXPERT_SLACK, stress, seams, faults, air0,
             cells, supports, vents, conduits, research, components, air, step, targets,
             ntargets, mask,

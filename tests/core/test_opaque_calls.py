@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from helpers import COMPILE_COUNTER
 
 CALLER_MODULE = """
@@ -88,3 +89,59 @@ def test_a_caller_from_the_disk_cache_finds_its_callee(tmp_path) -> None:
     third = run_caller(tmp_path, env)
     assert third[:3] == [16, expected, ["scale_rows"]]
     assert list(cache.rglob("*.calls")) == records  # recorded again
+
+
+def _plain_callers_of_calling_functions() -> list[str]:
+    """Every plain compiled function of the package that calls, directly or through other
+    plain compiled functions, a function made with ``calling``/``opaque_caller``."""
+    import importlib
+    import pkgutil
+
+    from numba.core.registry import CPUDispatcher
+
+    import hiddengrid
+    from hiddengrid.core.kernel import _Calling
+
+    dispatchers: dict[int, object] = {}
+    for info in pkgutil.walk_packages(hiddengrid.__path__, "hiddengrid."):
+        try:
+            module = importlib.import_module(info.name)
+        except ImportError:  # an optional extra that is not installed
+            continue
+        for value in vars(module).values():
+            if isinstance(value, CPUDispatcher):
+                dispatchers[id(value)] = value
+
+    def callees(dispatcher: object) -> list[object]:
+        func = dispatcher.py_func  # type: ignore[attr-defined]
+        names = func.__code__.co_names
+        found = [func.__globals__.get(name) for name in names]
+        return [f for f in found if isinstance(f, CPUDispatcher)]
+
+    bad: list[str] = []
+
+    def hazardous(dispatcher: object, seen: set[int]) -> bool:
+        if id(dispatcher) in seen:
+            return False
+        seen.add(id(dispatcher))
+        for callee in callees(dispatcher):
+            if isinstance(callee, _Calling) or hazardous(callee, seen):
+                return True
+        return False
+
+    for dispatcher in dispatchers.values():
+        if not isinstance(dispatcher, _Calling) and hazardous(dispatcher, set()):
+            func = dispatcher.py_func  # type: ignore[attr-defined]
+            bad.append(f"{func.__module__}.{func.__qualname__}")
+    return sorted(bad)
+
+
+@pytest.mark.skipif(
+    os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="no compiled functions without the JIT"
+)
+def test_no_plain_compiled_function_calls_a_calling_one_directly() -> None:
+    """A function that calls kernels by name must itself be called by name (or be a
+    ``calling`` function): a plain compiled caller links its code in, and a copy of that caller
+    loaded from the disk cache in a fresh process would jump to callees nobody bound (a
+    segmentation fault: Megacity's DAgger teacher once called the expert's planner so)."""
+    assert _plain_callers_of_calling_functions() == []
