@@ -44,6 +44,18 @@ RECIPES: dict[str, Recipe] = {
         settings={"imitation": "heuristic", "imitation_steps": 1_048_576},
         doc="behaviour cloning from the fair heuristic for 1M env steps, then PPO",
     ),
+    "squad_recon_dagger": Recipe(
+        env_id="hiddengrid/SquadRecon-v0",
+        settings={
+            "imitation": "heuristic",
+            "imitation_steps": 262_144,
+            "auxiliary": "squad_recon_teacher",
+            "minibatches": 16,
+        },
+        doc="behaviour cloning from the fair heuristic for 262k env steps, then PPO with the "
+        "heuristic's orders on every state the policy visits taught to its logits (DAgger; "
+        "the heuristic replanned every step, a function of the observation)",
+    ),
 }
 
 
