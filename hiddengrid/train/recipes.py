@@ -56,6 +56,19 @@ RECIPES: dict[str, Recipe] = {
         "heuristic's orders on every state the policy visits taught to its logits (DAgger; "
         "the heuristic replanned every step, a function of the observation)",
     ),
+    "squad_recon_dagger_view": Recipe(
+        env_id="hiddengrid/SquadRecon-v0",
+        settings={
+            "imitation": "heuristic",
+            "imitation_steps": 262_144,
+            "auxiliary": "squad_recon_teacher",
+            "features": "squad_recon_view",
+            "minibatches": 16,
+        },
+        doc="squad_recon_dagger with an egocentric view: the policy also reads, per squad, "
+        "the map around it and where the unexplored ground lies from it (computed from the "
+        "observation, no weights)",
+    ),
 }
 
 

@@ -155,3 +155,91 @@ def test_dagger_recipe_runs_and_its_checkpoint_plays(tmp_path: Path) -> None:
         agent_factory=lambda env, seed: PPOAgent(env, seed, checkpoint=str(result.checkpoint)),
     )
     assert played.episodes == 4
+
+
+# --- the egocentric view ------------------------------------------------------------------------
+
+
+def test_view_is_the_map_around_each_squad(tmp_path: Path) -> None:
+    """Differential: each squad's window equals the explored map read cell by cell around the
+    squad (off the map counts as blocked), and its camp columns the detected camps' offsets."""
+    from hiddengrid.envs.squad_recon.constants import CAMP_MIN_DISTANCE, DETECTED
+    from hiddengrid.train.squad_recon import PER_SQUAD, VIEW_RADIUS, SquadReconView
+
+    t = _trainer(tmp_path, n=16)
+    rng = np.random.default_rng(3)
+    flat = t.carry.flat
+    for _ in range(12):
+        flat, *_ = t.env.step(rng.integers(0, 6, size=(16, 3)))
+    view = SquadReconView(flat.shape[1])
+    out = view(torch.as_tensor(flat)).numpy().reshape(16, 3, PER_SQUAD)
+    fields = t.base.batch.fields
+    explored, squads, camps = fields["explored"], fields["squads"], fields["camps_view"]
+    w = 2 * VIEW_RADIUS + 1
+    detected_seen = 0
+    for i in range(16):
+        for k in range(3):
+            r, c = int(squads[i, k, 0]), int(squads[i, k, 1])
+            window = out[i, k, : w * w * 4].reshape(w, w, 4)
+            for dr in range(w):
+                for dc in range(w):
+                    rr, cc = r + dr - VIEW_RADIUS, c + dc - VIEW_RADIUS
+                    inside = 0 <= rr < 15 and 0 <= cc < 15
+                    unexplored = inside and explored[i, rr, cc] == -1
+                    blocked = not inside or explored[i, rr, cc] > 0
+                    wanted = unexplored and max(14 - rr, cc) >= CAMP_MIN_DISTANCE
+                    assert window[dr, dc, 0] == unexplored
+                    assert window[dr, dc, 1] == blocked
+                    assert window[dr, dc, 3] == wanted
+            camp_part = out[i, k, w * w * 4 + 4 :].reshape(2, 4)
+            for j in range(2):
+                standing = camps[i, j, 3] == DETECTED
+                detected_seen += standing
+                assert camp_part[j, 3] == standing
+                if standing:
+                    assert camp_part[j, 0] == pytest.approx((camps[i, j, 0] - r) / 15)
+                    assert camp_part[j, 1] == pytest.approx((camps[i, j, 1] - c) / 15)
+                    near = abs(camps[i, j, 0] - r) + abs(camps[i, j, 1] - c) == 1
+                    assert camp_part[j, 2] == near
+                    dr, dc = int(camps[i, j, 0]) - r, int(camps[i, j, 1]) - c
+                    if max(abs(dr), abs(dc)) <= VIEW_RADIUS:
+                        assert window[VIEW_RADIUS + dr, VIEW_RADIUS + dc, 2] == 1
+                else:
+                    assert camp_part[j, 0] == 0 and camp_part[j, 1] == 0
+    assert detected_seen > 0  # the camp columns were checked on detected camps too
+
+
+def test_view_keeps_leading_dimensions_and_refuses_other_envs() -> None:
+    from hiddengrid.train.squad_recon import SquadReconView
+
+    view = SquadReconView(1440)
+    x = torch.zeros(5, 7, 1440)
+    assert view(x).shape == (5, 7, view.extra)
+    with pytest.raises(ValueError, match="squad_recon_view needs SquadRecon's"):
+        SquadReconView(100)
+    with pytest.raises(ValueError, match="features must be one of squad_recon_view"):
+        PPOConfig.from_dict({"env_id": SQUAD, "features": "nope"})
+    with pytest.raises(ValueError, match="features squad_recon_view is for hiddengrid/SquadRecon"):
+        PPOConfig.from_dict({"env_id": "hiddengrid/FieldCipher-v0", "features": "squad_recon_view"})
+
+
+def test_view_recipe_checkpoint_loads_with_its_view_and_plays(tmp_path: Path) -> None:
+    from hiddengrid.train.checkpoint import load_checkpoint
+
+    settings = {
+        **recipe_settings("squad_recon_dagger_view", SQUAD),
+        "imitation_steps": 64,
+        **TINY,
+    }
+    result = train(SQUAD, out_dir=tmp_path, progress=False, reference_episodes=0, **settings)
+    model, config, _ = load_checkpoint(result.checkpoint)
+    assert config.features == "squad_recon_view"
+    assert model.view is not None
+    assert model.encoder[0].in_features == 1440 + model.view.extra
+    played = run_episodes(
+        SQUAD,
+        "ppo",
+        4,
+        agent_factory=lambda env, seed: PPOAgent(env, seed, checkpoint=str(result.checkpoint)),
+    )
+    assert played.episodes == 4
