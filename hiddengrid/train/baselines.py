@@ -135,6 +135,13 @@ V2_ROWS: tuple[Row, ...] = (
         recipe="squad_recon_imitation",
         settings={"imitation_steps": 262_144},
     ),
+    Row(
+        "SquadRecon-v0-dagger-view-1m-s0",
+        "hiddengrid/SquadRecon-v0",
+        917_504,
+        recipe="squad_recon_dagger_view",
+        settings={"checkpoint_every": 4},
+    ),
 )
 V2_DIR = Path("docs/baselines/trainer_v2")
 REFERENCE_AGENTS = ("random", "heuristic", "oracle")  # the lines drawn and scored beside

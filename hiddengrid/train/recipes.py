@@ -60,12 +60,12 @@ RECIPES: dict[str, Recipe] = {
         env_id="hiddengrid/SquadRecon-v0",
         settings={
             "imitation": "heuristic",
-            "imitation_steps": 262_144,
+            "imitation_steps": 131_072,
             "auxiliary": "squad_recon_teacher",
             "features": "squad_recon_view",
             "minibatches": 16,
         },
-        doc="squad_recon_dagger with an egocentric view: the policy also reads, per squad, "
+        doc="squad_recon_dagger (with a warm start of 131k steps) and an egocentric view: the policy also reads, per squad, "
         "the map around it and where the unexplored ground lies from it (computed from the "
         "observation, no weights)",
     ),
