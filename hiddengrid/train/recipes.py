@@ -65,9 +65,9 @@ RECIPES: dict[str, Recipe] = {
             "features": "squad_recon_view",
             "minibatches": 16,
         },
-        doc="squad_recon_dagger (with a warm start of 131k steps) and an egocentric view: the policy also reads, per squad, "
-        "the map around it and where the unexplored ground lies from it (computed from the "
-        "observation, no weights)",
+        doc="squad_recon_dagger (with a warm start of 131k steps) and an egocentric view: the "
+        "policy also reads, per squad, the map around it and where the unexplored ground lies "
+        "from it (computed from the observation, no weights)",
     ),
 }
 
