@@ -71,6 +71,13 @@ def _field_cipher_slots_right(batch: Batch) -> np.ndarray:
     return (fields["slots"] == fields["message"]).astype(np.float64)
 
 
+def _squad_recon_teacher(batch: Batch) -> np.ndarray:
+    """The fair heuristic's orders on the current states (hiddengrid.train.squad_recon)."""
+    from hiddengrid.train.squad_recon import squad_recon_teacher_labels
+
+    return squad_recon_teacher_labels(batch)
+
+
 AUXILIARIES: dict[str, Auxiliary] = {
     "field_cipher_message": Auxiliary(
         env_id="hiddengrid/FieldCipher-v0",
@@ -87,6 +94,15 @@ AUXILIARIES: dict[str, Auxiliary] = {
         doc="the policy's logits are also taught the oracle's action (it decodes the grid "
         "with the fixed codebook and types the message): a teacher that reads the codebook, "
         "whose actions a feed-forward policy can reproduce from the observation",
+        head="policy",
+    ),
+    "squad_recon_teacher": Auxiliary(
+        env_id="hiddengrid/SquadRecon-v0",
+        sizes=(6, 6, 6),
+        labels=_squad_recon_teacher,
+        doc="the policy's logits are also taught the fair heuristic's orders on the states "
+        "the policy visits (DAgger): the heuristic replanned every step, whose orders are a "
+        "function of the observation (hiddengrid.train.squad_recon)",
         head="policy",
     ),
 }

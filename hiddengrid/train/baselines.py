@@ -169,6 +169,13 @@ V2_ROWS: tuple[Row, ...] = (
         "hiddengrid/InvertedTreasure-Scout-v0",
         10_000_000,
     ),
+    Row(
+        "SquadRecon-v0-dagger-view-1m-s0",
+        "hiddengrid/SquadRecon-v0",
+        917_504,
+        recipe="squad_recon_dagger_view",
+        settings={"checkpoint_every": 4},
+    ),
 )
 V2_DIR = Path("docs/baselines/trainer_v2")
 REFERENCE_AGENTS = ("random", "heuristic", "oracle")  # the lines drawn and scored beside

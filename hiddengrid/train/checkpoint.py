@@ -8,6 +8,7 @@ from typing import Any
 import torch
 
 from hiddengrid.train.config import PPOConfig
+from hiddengrid.train.features import build_view
 from hiddengrid.train.policy import ActorCritic
 
 FORMAT = 1
@@ -94,6 +95,7 @@ def load_checkpoint(
         config.hidden,
         config.policy,
         aux_sizes(config),
+        build_view(config.features, obs_size),
     )
     expected = model.state_dict()
     if set(weights) != set(expected):

@@ -64,6 +64,8 @@ class PPOConfig:
     sees): the run first plays ``imitation_steps`` env steps with that agent acting and the
     policy learning its actions (behaviour cloning, with the value head fitted to the agent's
     returns), then PPO takes over for ``total_steps``.
+    ``features`` names an observation view of :mod:`hiddengrid.train.features` (extra inputs
+    computed from the observation, such as the map around each of SquadRecon's squads).
     ``env_kwargs`` are the env's keyword arguments (Megacity's ``level``, ...), checked by the
     env and kept in the checkpoint with its defaults filled in, so evaluation plays the env
     the policy learnt.
@@ -90,6 +92,7 @@ class PPOConfig:
     priority_beta: float = 0.2
     shaping: str = ""
     auxiliary: str = ""
+    features: str = ""
     aux_coef: float = 1.0
     imitation: str = ""
     imitation_steps: int = 0
@@ -202,6 +205,19 @@ class PPOConfig:
             if task.env_id != self.env_id:
                 raise ValueError(
                     f"auxiliary {self.auxiliary} is for {task.env_id}, not {self.env_id}"
+                )
+        if self.features:
+            from hiddengrid.train.features import FEATURES
+
+            view = FEATURES.get(self.features)
+            if view is None:
+                raise ValueError(
+                    f"features must be one of {', '.join(FEATURES)} (or empty), got "
+                    f"{_shown(self.features)}"
+                )
+            if view.env_id != self.env_id:
+                raise ValueError(
+                    f"features {self.features} is for {view.env_id}, not {self.env_id}"
                 )
         self.env_kwargs = resolved_env_kwargs(self.env_id, self.env_kwargs)
         check_imitation(self.env_id, self.imitation, self.imitation_steps)

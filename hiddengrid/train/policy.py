@@ -51,8 +51,13 @@ class ActorCritic(nn.Module):
         hidden: int,
         core: str,
         aux_sizes: Sequence[int] = (),
+        view: nn.Module | None = None,
     ) -> None:
         super().__init__()
+        # an observation view (hiddengrid.train.features) appends its columns to the input
+        self.view = view
+        if view is not None:
+            input_size += int(view.extra)
         self.nvec = list(nvec)
         self.aux_sizes = list(aux_sizes)
         self.core_kind = core
@@ -115,6 +120,8 @@ class ActorCritic(nn.Module):
         self, x: torch.Tensor, state: State, first: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor, State]:
         """Logits and values of ``x``: (B, D) for the MLP, (T, B, D) for a recurrent core."""
+        if self.view is not None:
+            x = torch.cat([x, self.view(x)], -1)
         z = self.encoder(x)
         if self.core is not None:
             z, state = self._core(z, state, first)

@@ -61,6 +61,31 @@ RECIPES: dict[str, Recipe] = {
         "weighted 0.02 (returns in the hundreds would otherwise swamp the shared encoder's "
         "gradient), 16 minibatches and a learning rate of 1e-3 (more, larger supervised steps)",
     ),
+    "squad_recon_dagger": Recipe(
+        env_id="hiddengrid/SquadRecon-v0",
+        settings={
+            "imitation": "heuristic",
+            "imitation_steps": 262_144,
+            "auxiliary": "squad_recon_teacher",
+            "minibatches": 16,
+        },
+        doc="behaviour cloning from the fair heuristic for 262k env steps, then PPO with the "
+        "heuristic's orders on every state the policy visits taught to its logits (DAgger; "
+        "the heuristic replanned every step, a function of the observation)",
+    ),
+    "squad_recon_dagger_view": Recipe(
+        env_id="hiddengrid/SquadRecon-v0",
+        settings={
+            "imitation": "heuristic",
+            "imitation_steps": 131_072,
+            "auxiliary": "squad_recon_teacher",
+            "features": "squad_recon_view",
+            "minibatches": 16,
+        },
+        doc="squad_recon_dagger (with a warm start of 131k steps) and an egocentric view: the "
+        "policy also reads, per squad, the map around it and where the unexplored ground lies "
+        "from it (computed from the observation, no weights)",
+    ),
 }
 
 

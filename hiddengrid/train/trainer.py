@@ -27,6 +27,7 @@ from hiddengrid.registry import ENV_IDS, definition_of
 from hiddengrid.train.auxiliary import AUXILIARIES, EPISODE_STATS
 from hiddengrid.train.checkpoint import aux_sizes, save_checkpoint
 from hiddengrid.train.config import PPOConfig
+from hiddengrid.train.features import build_view
 from hiddengrid.train.policy import (
     ActorCritic,
     State,
@@ -244,7 +245,12 @@ class PPOTrainer:
         )
         _check_memory(cfg, self.inputs.size, sum(self.nvec))
         self.model = ActorCritic(
-            self.inputs.size, self.nvec, cfg.hidden, cfg.policy, aux_sizes(cfg)
+            self.inputs.size,
+            self.nvec,
+            cfg.hidden,
+            cfg.policy,
+            aux_sizes(cfg),
+            build_view(cfg.features, self.env.encoder.size),
         ).to(self.device)
         self.optimizer = torch.optim.Adam(
             self.model.parameters(), lr=cfg.learning_rate, eps=cfg.adam_eps

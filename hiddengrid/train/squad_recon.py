@@ -1,0 +1,176 @@
+"""SquadRecon's training aids: the fair heuristic as a DAgger teacher.
+
+The env's fair heuristic (``SearchAgent``) reads only the observation (the explored map, the
+squads, the detected camps) and one published rule (camps stand at Chebyshev distance >= 5
+from ``[14, 0]``). It keeps two arrays between steps (which camp each squad heads for, and when
+it last planned); replanned on every step instead, its action is a function of the current
+observation alone. Measured on development seeds (1,000,000 on, 1,024 sub-envs, 200 steps):
+the replanning variant picks the same joint order as the original on 99.8 % of the original's
+states and 93.6 % of a poor student's, and wins as often (72.2 % against 72.1 %). So a
+feed-forward policy can learn it, and it can label any state the student reaches: the
+teacher auxiliary (:mod:`hiddengrid.train.auxiliary`, ``head="policy"``) then puts its action
+on the policy's logits for every collected step, which is DAgger with the student acting.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from hiddengrid.core.batch import Batch
+
+ENV_ID = "hiddengrid/SquadRecon-v0"
+
+
+class _BatchView:
+    """What an agent's constructor reads of a vector env: its size and thread count."""
+
+    def __init__(self, n: int) -> None:
+        self.num_envs = n
+        self.num_threads = 1
+
+
+def replanning_heuristic_class() -> type:
+    """The fair heuristic with its plan recomputed on every step (its third parameter): no
+    state is carried between steps, so its action depends on the observation alone."""
+    from hiddengrid.envs.squad_recon.agents import SearchAgent
+
+    class ReplanningHeuristic(SearchAgent):
+        params = (SearchAgent.params[0], SearchAgent.params[1], 1, SearchAgent.params[3])
+
+    return ReplanningHeuristic
+
+
+class HeuristicTeacher:
+    """Labels a batch's current states with the replanning heuristic's orders. One agent per
+    batch (its scratch arrays are sized by the batch), rebuilt when the batch changes."""
+
+    def __init__(self) -> None:
+        self._batch: Batch | None = None
+        self._agent: Any = None
+        self._keys: dict[str, str] = {}
+        self._starts: np.ndarray = np.ones(0, dtype=bool)
+
+    def __call__(self, batch: Batch) -> np.ndarray:
+        if batch is not self._batch:
+            from hiddengrid.registry import definition_of
+
+            n = int(batch.fields["explored"].shape[0])
+            self._agent = replanning_heuristic_class()(_BatchView(n))
+            self._keys = dict(definition_of(ENV_ID).observation)
+            self._starts = np.ones(n, dtype=bool)
+            self._batch = batch
+        obs = {key: batch.fields[name] for key, name in self._keys.items()}
+        return np.asarray(self._agent.act(obs, self._starts), dtype=np.int64)
+
+
+squad_recon_teacher_labels = HeuristicTeacher()
+
+
+# --- an egocentric view of the map for each squad ---------------------------------------------
+#
+# The flat observation gives each squad's row and column as two one-hot vectors and the map as
+# 225 one-hot cells: what lies next to a squad is a product of three inputs, which two ReLU
+# layers of 128 units learn slowly (a plain clone agreed with the heuristic on 23 % of its joint
+# orders after 262k steps). This view reads the same flat vector and adds, per squad, the map
+# around it (a window of VIEW_RADIUS cells each way) and a few sums over the whole map, centred
+# on the squad: no new information, only the squad's frame. It has no weights.
+
+VIEW_RADIUS = 4
+VIEW_CHANNELS = 4  # unexplored, blocked (wall, forest or off the map), standing camp, wanted
+PER_SQUAD = (2 * VIEW_RADIUS + 1) ** 2 * VIEW_CHANNELS + 4 + 2 * 4
+
+
+class SquadReconView(torch.nn.Module):
+    """Per squad: its window of the map channels; the share of the wanted cells (unexplored,
+    where a camp may stand) north, south, east and west of it; and per camp the row and column
+    offset (scaled by the grid), whether it is detected and standing, and whether the squad is
+    next to it. ``extra`` features are appended to the flat observation."""
+
+    def __init__(self, obs_size: int) -> None:
+        super().__init__()
+        from hiddengrid.core.flat import flat_layout
+        from hiddengrid.envs.squad_recon.constants import (
+            CAMP_MIN_DISTANCE,
+            GRID_SIZE,
+            NUM_CAMPS,
+            NUM_SQUADS,
+        )
+        from hiddengrid.envs.squad_recon.env import observation_space
+
+        layout = {s.key: s for s in flat_layout(observation_space({}))}
+        if obs_size != sum(s.stop - s.start for s in layout.values()):
+            raise ValueError(f"squad_recon_view needs SquadRecon's {obs_size} flat features")
+        self.obs_size = obs_size
+        self.grid = GRID_SIZE
+        self.squads_n = NUM_SQUADS
+        self.camps_n = NUM_CAMPS
+        self.slices = {k: (s.start, s.stop, s.width) for k, s in layout.items()}
+        self.extra = NUM_SQUADS * PER_SQUAD
+        rows = torch.arange(GRID_SIZE)
+        # Chebyshev distance from [14, 0] at least CAMP_MIN_DISTANCE: where a camp may stand
+        far = torch.maximum((GRID_SIZE - 1 - rows)[:, None], rows[None, :])
+        self.register_buffer("possible", (far >= CAMP_MIN_DISTANCE).float(), persistent=False)
+        self.register_buffer("offsets", torch.arange(2 * VIEW_RADIUS + 1), persistent=False)
+        self.register_buffer("cells", rows.float(), persistent=False)
+
+    def _one_hot(self, x: torch.Tensor, key: str, shape: tuple[int, ...]) -> torch.Tensor:
+        start, stop, width = self.slices[key]
+        return x[:, start:stop].reshape(x.shape[0], *shape, width)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        lead = x.shape[:-1]
+        x = x.reshape(-1, x.shape[-1])[:, : self.obs_size]
+        n, g, r = x.shape[0], self.grid, VIEW_RADIUS
+        terrain = self._one_hot(x, "terrain", (g, g))  # -1, 0, 1, 2 one-hot
+        unexplored = terrain[..., 0]
+        blocked = terrain[..., 2] + terrain[..., 3]
+        wanted = unexplored * self.possible
+        squads = self._one_hot(x, "squads", (self.squads_n, 4))
+        camps = self._one_hot(x, "camps", (self.camps_n, 4))
+        s_row = squads[:, :, 0].argmax(-1)  # (n, 3)
+        s_col = squads[:, :, 1].argmax(-1)
+        c_row = camps[:, :, 0].argmax(-1)  # (n, 2)
+        c_col = camps[:, :, 1].argmax(-1)
+        standing = camps[:, :, 3, 1]  # status 1: detected and not eliminated
+        camp_map = torch.zeros(n, g * g, device=x.device)
+        camp_map.scatter_add_(1, c_row * g + c_col, standing)
+        maps = torch.stack([unexplored, blocked, camp_map.view(n, g, g), wanted], -1)
+        padded = torch.zeros(n, g + 2 * r, g + 2 * r, VIEW_CHANNELS, device=x.device)
+        padded[..., 1] = 1.0  # off the map is blocked
+        padded[:, r : r + g, r : r + g] = maps
+        index = torch.arange(n, device=x.device)[:, None, None, None]
+        rows = (s_row[:, :, None, None] + self.offsets[None, None, :, None]).expand(
+            -1, -1, -1, 2 * r + 1
+        )
+        cols = (s_col[:, :, None, None] + self.offsets[None, None, None, :]).expand(
+            -1, -1, 2 * r + 1, -1
+        )
+        window = padded[index, rows, cols].reshape(n, self.squads_n, -1)
+        # wanted cells per half-plane around each squad, as a share of the map
+        by_row = wanted.sum(2)  # (n, g) per row
+        by_col = wanted.sum(1)
+        cells = self.cells
+        sr = s_row.float()[..., None]
+        sc = s_col.float()[..., None]
+        north = (by_row[:, None, :] * (cells < sr)).sum(-1)
+        south = (by_row[:, None, :] * (cells > sr)).sum(-1)
+        east = (by_col[:, None, :] * (cells > sc)).sum(-1)
+        west = (by_col[:, None, :] * (cells < sc)).sum(-1)
+        sides = torch.stack([north, south, east, west], -1) / (g * g)
+        d_row = (c_row[:, None, :] - s_row[:, :, None]).float()  # (n, 3, 2)
+        d_col = (c_col[:, None, :] - s_col[:, :, None]).float()
+        near = ((d_row.abs() + d_col.abs()) == 1).float() * standing[:, None, :]
+        camp = torch.stack(
+            [
+                d_row / g * standing[:, None],
+                d_col / g * standing[:, None],
+                near,
+                standing[:, None].expand_as(near),
+            ],
+            -1,
+        ).reshape(n, self.squads_n, -1)
+        out = torch.cat([window, sides, camp], -1).reshape(n, self.extra)
+        return out.reshape(*lead, self.extra)
