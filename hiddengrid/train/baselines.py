@@ -146,6 +146,14 @@ V2_ROWS: tuple[Row, ...] = (
         seed=1,
         settings=MEGACITY_LEVEL0,
     ),
+    Row(
+        "Megacity-v0-level0-dagger-2m-s2",
+        "hiddengrid/Megacity-v0",
+        2_000_000,
+        recipe="megacity_dagger",
+        seed=2,
+        settings=MEGACITY_LEVEL0,
+    ),
     Row("Megacity-v0-dagger-1m-s0", "hiddengrid/Megacity-v0", 1_000_000, recipe="megacity_dagger"),
     Row(
         "SquadRecon-v0-imitation-524k-s0",
