@@ -103,3 +103,21 @@ class Count(event.Listener):
         pass
 event.register("numba:compile", Count())
 """
+
+
+def play_checkpoint(env_id: str, checkpoint: Any, episodes: int, **kwargs: Any) -> Any:
+    """``hiddengrid eval``'s episodes of a trained checkpoint (the env refuses an illegal
+    action, Megacity's masked ones included, so playing them through is itself a check);
+    ``kwargs`` go to ``run_episodes`` (``env_kwargs``, ``seed``)."""
+    from hiddengrid.evaluate import run_episodes
+    from hiddengrid.train.agent import PPOAgent
+
+    played = run_episodes(
+        env_id,
+        "ppo",
+        episodes,
+        agent_factory=lambda env, seed: PPOAgent(env, seed, checkpoint=str(checkpoint)),
+        **kwargs,
+    )
+    assert played.episodes == episodes and sum(played.outcomes.values()) == episodes
+    return played

@@ -25,6 +25,18 @@ MAX_SAMPLES = 1 << 22  # num_envs * rollout: one update's buffer
 MAX_SEED = 2**64 - 1  # torch's generator takes a 64-bit seed; the env seeds wrap at 64 bits
 
 
+def _check_named(setting: str, name: str, table: dict[str, Any], env_id: str) -> None:
+    """``name`` is an entry of ``table`` (shapings, auxiliary tasks, observation views), made
+    for ``env_id``; else one line naming the entries."""
+    known = table.get(name)
+    if known is None:
+        raise ValueError(
+            f"{setting} must be one of {', '.join(table)} (or empty), got {_shown(name)}"
+        )
+    if known.env_id != env_id:
+        raise ValueError(f"{setting} {name} is for {known.env_id}, not {env_id}")
+
+
 def _shown(value: object) -> str:
     """A value as a message shows it: a number of thousands of digits is not echoed whole."""
     text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else ""
@@ -185,40 +197,15 @@ class PPOConfig:
         if self.shaping:
             from hiddengrid.train.shaping import SHAPINGS
 
-            known = SHAPINGS.get(self.shaping)
-            if known is None:
-                raise ValueError(
-                    f"shaping must be one of {', '.join(SHAPINGS)} (or empty), got "
-                    f"{_shown(self.shaping)}"
-                )
-            if known.env_id != self.env_id:
-                raise ValueError(f"shaping {self.shaping} is for {known.env_id}, not {self.env_id}")
+            _check_named("shaping", self.shaping, SHAPINGS, self.env_id)
         if self.auxiliary:
             from hiddengrid.train.auxiliary import AUXILIARIES
 
-            task = AUXILIARIES.get(self.auxiliary)
-            if task is None:
-                raise ValueError(
-                    f"auxiliary must be one of {', '.join(AUXILIARIES)} (or empty), got "
-                    f"{_shown(self.auxiliary)}"
-                )
-            if task.env_id != self.env_id:
-                raise ValueError(
-                    f"auxiliary {self.auxiliary} is for {task.env_id}, not {self.env_id}"
-                )
+            _check_named("auxiliary", self.auxiliary, AUXILIARIES, self.env_id)
         if self.features:
             from hiddengrid.train.features import FEATURES
 
-            view = FEATURES.get(self.features)
-            if view is None:
-                raise ValueError(
-                    f"features must be one of {', '.join(FEATURES)} (or empty), got "
-                    f"{_shown(self.features)}"
-                )
-            if view.env_id != self.env_id:
-                raise ValueError(
-                    f"features {self.features} is for {view.env_id}, not {self.env_id}"
-                )
+            _check_named("features", self.features, FEATURES, self.env_id)
         self.env_kwargs = resolved_env_kwargs(self.env_id, self.env_kwargs)
         check_imitation(self.env_id, self.imitation, self.imitation_steps)
         if not 0 <= self.priority_beta <= 1:

@@ -13,6 +13,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from helpers import play_checkpoint  # noqa: E402
+
 import hiddengrid  # noqa: E402, F401  (registers the envs)
 from hiddengrid.envs.megacity.constants import (  # noqa: E402
     CONDUIT_BASE,
@@ -23,7 +25,6 @@ from hiddengrid.envs.megacity.constants import (  # noqa: E402
 from hiddengrid.envs.megacity.env import OBSERVATION  # noqa: E402
 from hiddengrid.evaluate import run_episodes  # noqa: E402
 from hiddengrid.train import PPOConfig, PPOTrainer, train  # noqa: E402
-from hiddengrid.train.agent import PPOAgent  # noqa: E402
 from hiddengrid.train.auxiliary import AUXILIARIES  # noqa: E402
 from hiddengrid.train.megacity_teacher import (  # noqa: E402
     MemorylessExpert,
@@ -128,11 +129,4 @@ def test_dagger_recipe_runs_and_its_checkpoint_plays(tmp_path: Path) -> None:
     with open(result.csv, newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert 0.0 <= float(rows[-1]["aux_accuracy"]) <= 1.0
-    played = run_episodes(
-        MEGACITY,
-        "ppo",
-        4,
-        env_kwargs={"level": 0},
-        agent_factory=lambda env, seed: PPOAgent(env, seed, checkpoint=str(result.checkpoint)),
-    )
-    assert played.episodes == 4
+    play_checkpoint(MEGACITY, result.checkpoint, 4, env_kwargs={"level": 0})

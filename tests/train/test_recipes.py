@@ -11,10 +11,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from helpers import play_checkpoint  # noqa: E402
+
 from hiddengrid.cli import main  # noqa: E402
 from hiddengrid.core.flat import flat_layout  # noqa: E402
 from hiddengrid.envs.field_cipher.generator import decode_message  # noqa: E402
-from hiddengrid.evaluate import run_episodes  # noqa: E402
 from hiddengrid.train import PPOConfig, PPOTrainer, train  # noqa: E402
 from hiddengrid.train.agent import PPOAgent  # noqa: E402
 from hiddengrid.train.checkpoint import load_checkpoint  # noqa: E402
@@ -162,13 +163,7 @@ def test_aux_head_learns_and_travels_in_the_checkpoint(tmp_path: Path) -> None:
     assert 13.5 < float(rows[0]["aux_loss"]) < 15.5
     model, config, _ = load_checkpoint(result.checkpoint)
     assert config.auxiliary == "field_cipher_message" and model.aux is not None
-    played = run_episodes(
-        CIPHER,
-        "ppo",
-        6,
-        agent_factory=lambda env, seed: PPOAgent(env, seed, checkpoint=str(result.checkpoint)),
-    )
-    assert played.episodes == 6
+    play_checkpoint(CIPHER, result.checkpoint, 6)
 
 
 def test_slot_columns_are_the_ended_episodes_right_slots(tmp_path: Path) -> None:
@@ -323,13 +318,7 @@ def test_teacher_recipe_runs_and_its_checkpoint_plays(tmp_path: Path) -> None:
     with open(result.csv, newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert 0.0 <= float(rows[-1]["aux_accuracy"]) <= 1.0
-    played = run_episodes(
-        CIPHER,
-        "ppo",
-        4,
-        agent_factory=lambda env, seed: PPOAgent(env, seed, checkpoint=str(result.checkpoint)),
-    )
-    assert played.episodes == 4
+    play_checkpoint(CIPHER, result.checkpoint, 4)
 
 
 def test_a_rows_label_names_its_policy_or_recipe() -> None:

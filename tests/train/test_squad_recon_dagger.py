@@ -10,10 +10,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from helpers import play_checkpoint  # noqa: E402
+
 from hiddengrid.envs.squad_recon.agents import SearchAgent  # noqa: E402
-from hiddengrid.evaluate import run_episodes  # noqa: E402
 from hiddengrid.train import PPOConfig, PPOTrainer, train  # noqa: E402
-from hiddengrid.train.agent import PPOAgent  # noqa: E402
 from hiddengrid.train.auxiliary import AUXILIARIES  # noqa: E402
 from hiddengrid.train.recipes import recipe_settings  # noqa: E402
 from hiddengrid.train.squad_recon import HeuristicTeacher, replanning_heuristic_class  # noqa: E402
@@ -148,13 +148,7 @@ def test_dagger_recipe_runs_and_its_checkpoint_plays(tmp_path: Path) -> None:
     assert (tmp_path / "imitation.csv").is_file()
     model = PPOTrainer(PPOConfig.from_dict({"env_id": SQUAD, **settings}), tmp_path / "b").model
     assert model.aux is None  # the teacher's labels go to the policy's own logits
-    played = run_episodes(
-        SQUAD,
-        "ppo",
-        4,
-        agent_factory=lambda env, seed: PPOAgent(env, seed, checkpoint=str(result.checkpoint)),
-    )
-    assert played.episodes == 4
+    play_checkpoint(SQUAD, result.checkpoint, 4)
 
 
 # --- the egocentric view ------------------------------------------------------------------------
@@ -236,10 +230,4 @@ def test_view_recipe_checkpoint_loads_with_its_view_and_plays(tmp_path: Path) ->
     assert config.features == "squad_recon_view"
     assert model.view is not None
     assert model.encoder[0].in_features == 1440 + model.view.extra
-    played = run_episodes(
-        SQUAD,
-        "ppo",
-        4,
-        agent_factory=lambda env, seed: PPOAgent(env, seed, checkpoint=str(result.checkpoint)),
-    )
-    assert played.episodes == 4
+    play_checkpoint(SQUAD, result.checkpoint, 4)

@@ -10,6 +10,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from helpers import play_checkpoint  # noqa: E402
+
 from hiddengrid import ENV_IDS  # noqa: E402
 from hiddengrid.cli import main  # noqa: E402
 from hiddengrid.evaluate import run_episodes  # noqa: E402
@@ -198,14 +200,7 @@ def test_every_env_trains_and_its_checkpoint_plays(
     model, config, _ = load_checkpoint(result.checkpoint)
     assert (config.env_id, config.policy, model.recurrent) == (env_id, policy, policy != "mlp")
     # the env rejects illegal actions (Megacity's masked ones included), so playing is the check
-    evaluated = run_episodes(
-        env_id,
-        "ppo",
-        12,
-        seed=5,
-        agent_factory=lambda env, seed: PPOAgent(env, seed, checkpoint=str(result.checkpoint)),
-    )
-    assert evaluated.episodes == 12 and sum(evaluated.outcomes.values()) == 12
+    play_checkpoint(env_id, result.checkpoint, 12, seed=5)
 
 
 def test_eval_cli_scores_a_checkpoint_and_refuses_a_bad_one(
