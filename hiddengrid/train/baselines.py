@@ -173,6 +173,12 @@ V2_ROWS: tuple[Row, ...] = (
         settings={"policy": "gru"},
     ),
     Row(
+        "FieldCipher-v0-teacher-10m-s0",
+        "hiddengrid/FieldCipher-v0",
+        10_000_000,
+        recipe="field_cipher_teacher",
+    ),
+    Row(
         "InvertedTreasure-Scout-v0-mlp-10m-s0",
         "hiddengrid/InvertedTreasure-Scout-v0",
         10_000_000,
