@@ -179,6 +179,13 @@ V2_ROWS: tuple[Row, ...] = (
         recipe="field_cipher_teacher",
     ),
     Row(
+        "FieldCipher-v0-teacher-10m-s1",
+        "hiddengrid/FieldCipher-v0",
+        10_000_000,
+        recipe="field_cipher_teacher",
+        seed=1,
+    ),
+    Row(
         "InvertedTreasure-Scout-v0-mlp-10m-s0",
         "hiddengrid/InvertedTreasure-Scout-v0",
         10_000_000,
