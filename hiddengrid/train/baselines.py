@@ -186,6 +186,13 @@ V2_ROWS: tuple[Row, ...] = (
         seed=1,
     ),
     Row(
+        "FieldCipher-v0-teacher-10m-s2",
+        "hiddengrid/FieldCipher-v0",
+        10_000_000,
+        recipe="field_cipher_teacher",
+        seed=2,
+    ),
+    Row(
         "InvertedTreasure-Scout-v0-mlp-10m-s0",
         "hiddengrid/InvertedTreasure-Scout-v0",
         10_000_000,
