@@ -62,6 +62,11 @@ class Batch:
     def __getitem__(self, name: str) -> np.ndarray:
         return self.fields[name]
 
+    def observation_views(self) -> dict[str, np.ndarray]:
+        """The observation as an agent or a policy sees it: each key of the definition's
+        observation, a view (not a copy) of its field for every sub-env."""
+        return {key: self.fields[name] for key, name in self.definition.observation.items()}
+
     def seed(self, seeds: np.ndarray) -> None:
         seed_streams(self.rng, seeds.astype(np.uint64))
 

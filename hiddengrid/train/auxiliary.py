@@ -78,6 +78,13 @@ def _squad_recon_teacher(batch: Batch) -> np.ndarray:
     return squad_recon_teacher_labels(batch)
 
 
+def _megacity_teacher(batch: Batch) -> np.ndarray:
+    """The memoryless expert's action on the current states (hiddengrid.train.megacity_teacher)."""
+    from hiddengrid.train.megacity_teacher import megacity_teacher_labels
+
+    return megacity_teacher_labels(batch)
+
+
 AUXILIARIES: dict[str, Auxiliary] = {
     "field_cipher_message": Auxiliary(
         env_id="hiddengrid/FieldCipher-v0",
@@ -105,26 +112,16 @@ AUXILIARIES: dict[str, Auxiliary] = {
         "function of the observation (hiddengrid.train.squad_recon)",
         head="policy",
     ),
+    "megacity_teacher": Auxiliary(
+        env_id="hiddengrid/Megacity-v0",
+        sizes=(390,),
+        labels=_megacity_teacher,
+        doc="DAgger: the policy's logits are also taught, on the states it visits, the action of "
+        "a teacher that reads only the observation and the mask (the fair expert's planner, its "
+        "targets recomputed every step from the current observation)",
+        head="policy",
+    ),
 }
-
-# --- Megacity (hiddengrid/train/megacity_teacher.py) ---------------------------------------
-
-
-def _megacity_teacher(batch: Batch) -> np.ndarray:
-    from hiddengrid.train.megacity_teacher import megacity_teacher_labels
-
-    return megacity_teacher_labels(batch)
-
-
-AUXILIARIES["megacity_teacher"] = Auxiliary(
-    env_id="hiddengrid/Megacity-v0",
-    sizes=(390,),
-    labels=_megacity_teacher,
-    doc="DAgger: the policy's logits are also taught, on the states it visits, the action of "
-    "a teacher that reads only the observation and the mask (the fair expert's planner, its "
-    "targets recomputed every step from the current observation)",
-    head="policy",
-)
 
 EPISODE_STATS: dict[str, EpisodeStat] = {
     "hiddengrid/FieldCipher-v0": EpisodeStat(

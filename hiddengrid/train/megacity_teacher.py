@@ -164,17 +164,10 @@ def teacher_actions(
     return out
 
 
-def batch_observation(batch: Batch) -> dict[str, np.ndarray]:
-    """The observation as the policy sees it, read from the batch's arrays (no copy)."""
-    from hiddengrid.envs.megacity.env import OBSERVATION
-
-    return {key: batch.fields[name] for key, name in OBSERVATION.items()}
-
-
 def megacity_teacher_labels(batch: Batch) -> np.ndarray:
     """DAgger labels (N, 1): the teacher's action on the state each sub-env is in now (the
     state the student is about to act on)."""
-    return teacher_actions(batch_observation(batch), batch["mask"])[:, None]
+    return teacher_actions(batch.observation_views(), batch["mask"])[:, None]
 
 
 class MemorylessExpert:

@@ -21,8 +21,6 @@ import torch
 
 from hiddengrid.core.batch import Batch
 
-ENV_ID = "hiddengrid/SquadRecon-v0"
-
 
 class _BatchView:
     """What an agent's constructor reads of a vector env: its size and thread count."""
@@ -50,19 +48,14 @@ class HeuristicTeacher:
     def __init__(self) -> None:
         self._batch: Batch | None = None
         self._agent: Any = None
-        self._keys: dict[str, str] = {}
         self._starts: np.ndarray = np.ones(0, dtype=bool)
 
     def __call__(self, batch: Batch) -> np.ndarray:
         if batch is not self._batch:
-            from hiddengrid.registry import definition_of
-
-            n = int(batch.fields["explored"].shape[0])
-            self._agent = replanning_heuristic_class()(_BatchView(n))
-            self._keys = dict(definition_of(ENV_ID).observation)
-            self._starts = np.ones(n, dtype=bool)
+            self._agent = replanning_heuristic_class()(_BatchView(batch.n))
+            self._starts = np.ones(batch.n, dtype=bool)
             self._batch = batch
-        obs = {key: batch.fields[name] for key, name in self._keys.items()}
+        obs = batch.observation_views()
         return np.asarray(self._agent.act(obs, self._starts), dtype=np.int64)
 
 

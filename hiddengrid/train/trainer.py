@@ -385,9 +385,8 @@ class PPOTrainer:
         factory = self.definition.agents[cfg.imitation]
         # its own seed stream: the agent's random choices never repeat the policy's
         self.expert = factory(self.base, seed=cfg.seed + IMITATION_SEED)
-        fields = self.base.batch.fields
         # the observation as the agent reads it: the batch's arrays, updated in place by steps
-        self.expert_obs = {key: fields[name] for key, name in self.definition.observation.items()}
+        self.expert_obs = self.base.batch.observation_views()
         path = self.out_dir / "imitation.csv"
         columns = ("step", "episodes", "success_rate", "mean_return", "cross_entropy")
         step = 0
