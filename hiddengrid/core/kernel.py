@@ -58,6 +58,11 @@ from numba.core.caching import FunctionCache
 from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic
 
+from hiddengrid.core import inlining
+
+# Before anything compiles: Numba's inliner without its quadratic copies (see the module).
+inlining.install()
+
 
 def _probe() -> None:
     return None
