@@ -40,6 +40,7 @@ if they did).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import os
 import pickle
@@ -47,6 +48,7 @@ import shutil
 import tempfile
 import types
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import numba
@@ -159,7 +161,8 @@ def _bind_symbol(dispatcher: Any, argtypes: tuple[Any, ...]) -> str:
     code resolvable under :func:`_symbol`'s name; returns that name."""
     name = _symbol(dispatcher.py_func, argtypes)
     if name not in _BOUND:
-        dispatcher.compile(argtypes)
+        with _optimization_level(_OUTER_OPT[0] if _OUTER_OPT else None):
+            dispatcher.compile(argtypes)
         result = dispatcher.overloads[argtypes]
         address = result.library.get_pointer_to_function(result.fndesc.llvm_func_name)
         if not address:
@@ -268,6 +271,29 @@ def _record(frame: tuple[str, str, list[Any]], key: str, argtypes: tuple[Any, ..
         pass  # no record: the next process compiles the caller again rather than load it
 
 
+@contextlib.contextmanager
+def _optimization_level(level: int | None) -> Iterator[None]:
+    """Numba's LLVM optimization level (``NUMBA_OPT``) while the block compiles; ``None``
+    leaves it. Numba reads the level each time it optimizes a module, so only what compiles
+    inside the block is affected: every callee a caller binds is compiled before it enters."""
+    if level is None:
+        yield
+        return
+    previous = config.OPT
+    _OUTER_OPT.append(previous)
+    config.OPT = type(previous)(level)
+    try:
+        yield
+    finally:
+        config.OPT = previous
+        _OUTER_OPT.pop()
+
+
+# The levels that :func:`_optimization_level` replaced, outermost first: a callee compiled
+# while a caller's level is lowered gets the outermost one back.
+_OUTER_OPT: list[Any] = []
+
+
 class _NoLoad:
     """A dispatcher's cache that saves but never loads (see :class:`_Calling`)."""
 
@@ -288,19 +314,21 @@ class _Calling(CPUDispatcher):
     only those names). ``_hiddengrid_calls`` lists ``(callee, positions)``: the caller's
     arguments at ``positions`` are the callee's, in order, with the same types."""
 
-    _hiddengrid_calls: tuple[tuple[Any, tuple[int, ...]], ...] = ()
+    _hiddengrid_calls: tuple[tuple[Any, tuple[Any, ...]], ...] = ()
     _hiddengrid_records = False
+    _hiddengrid_opt: int | None = None  # LLVM's optimization level for this function's own code
 
     def compile(self, sig: Any) -> Any:
         args, _ = numba.core.sigutils.normalize_signature(sig)
         if tuple(args) in self.overloads:
             return super().compile(sig)
         for callee, positions in self._hiddengrid_calls:
-            types = tuple(args[k] for k in positions)
+            types = tuple(args[k] if isinstance(k, int) else k for k in positions)
             if all(not isinstance(t, numba.types.Array) or t.layout == "C" for t in types):
                 _bind_symbol(callee, types)
         if not self._hiddengrid_records or self._cache is None or config.DISABLE_JIT:
-            return super().compile(sig)
+            with _optimization_level(self._hiddengrid_opt):
+                return super().compile(sig)
         path = f"{self._cache._cache_file._index_path}.calls"
         signature = repr(tuple(args))
         recorded = _read_calls(path).get(signature)
@@ -316,7 +344,8 @@ class _Calling(CPUDispatcher):
                     _bind_symbol(callee, types)
         _RECORDING.append((path, signature, list(recorded or [])))
         try:
-            return super().compile(sig)
+            with _optimization_level(self._hiddengrid_opt):
+                return super().compile(sig)
         finally:
             _RECORDING.pop()
             self._cache = cache
@@ -424,7 +453,7 @@ def row_driver(dispatcher: Any, whole: tuple[int, ...] = (), then: Any = None) -
     code = py_func.__code__
     namespace: dict[str, Any] = {
         "CALL": opaque_call(dispatcher),
-        "THEN": then,
+        "THEN": None if then is None else opaque_call(then),
         "prange": prange,
     }
     exec(compile(source, code.co_filename, "exec"), namespace)  # our own source, above
@@ -436,8 +465,18 @@ def row_driver(dispatcher: Any, whole: tuple[int, ...] = (), then: Any = None) -
     nrt = dispatcher.targetoptions.get("_nrt", True)
     # Its rows' slices have the whole arrays' types: the kernel is called with the driver's
     # own argument types (all but ``chunks``).
-    calls = ((dispatcher, tuple(range(1 + extra, 1 + extra + arity))),)
+    calls: tuple[tuple[Any, tuple[Any, ...]], ...] = (
+        (dispatcher, tuple(range(1 + extra, 1 + extra + arity))),
+    )
+    if then is not None and hasattr(then, "py_func"):
+        # ``then`` is called by name too, on (lo, hi) and the driver's leading arguments.
+        calls += ((then, (numba.types.int64, numba.types.int64, *range(1, 1 + extra))),)
     driver = calling(calls, function, parallel=True, _nrt=nrt)
+    # The driver's own code is a loop over a few runs of rows that calls compiled code by
+    # name: -O3 has nothing more to find there than -O1, and cost a third more time (Megacity's
+    # step driver: 6.1 CPU s at -O3, 4.0 s at -O1). Not -O0: Numba's machine-code generator
+    # stays at -O3, and on unoptimized code it took 43 s.
+    driver._hiddengrid_opt = 1
     _DRIVERS[key] = driver
     return driver
 
