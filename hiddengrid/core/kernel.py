@@ -13,7 +13,8 @@ and the compiler's time grows faster than linearly with the size of one function
 ``reset_done`` and ``step_all`` with every helper inlined took 139 CPU s to compile, 58 s with
 its episode start, full mask and rarely rewritten views called, for a step 7 % slower as
 measured under load; docs/performance.md). Code that allocates (an oracle's BFS queue, say)
-keeps the ordinary ``@njit``.
+keeps the ordinary ``@njit``. Numba's inliner is made linear in the helper's size by
+:mod:`hiddengrid.core.inlining`, installed below before anything compiles.
 
 A compiled function that calls another links the callee's code into its own module, where LLVM
 optimizes it again: a helper three calls deep is optimized four times. The agents' large
@@ -57,6 +58,7 @@ from llvmlite import binding as llvm
 from numba import config, njit
 from numba.core import cgutils
 from numba.core.caching import FunctionCache
+from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic
 
@@ -279,14 +281,16 @@ def _optimization_level(level: int | None) -> Iterator[None]:
     if level is None:
         yield
         return
-    previous = config.OPT
-    _OUTER_OPT.append(previous)
-    config.OPT = type(previous)(level)
-    try:
-        yield
-    finally:
-        config.OPT = previous
-        _OUTER_OPT.pop()
+    # Numba's compile lock (re-entrant) first: no other thread compiles under this level.
+    with global_compiler_lock:
+        previous = config.OPT
+        _OUTER_OPT.append(previous)
+        config.OPT = type(previous)(level)
+        try:
+            yield
+        finally:
+            config.OPT = previous
+            _OUTER_OPT.pop()
 
 
 # The levels that :func:`_optimization_level` replaced, outermost first: a callee compiled

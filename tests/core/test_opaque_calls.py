@@ -145,3 +145,21 @@ def test_no_plain_compiled_function_calls_a_calling_one_directly() -> None:
     loaded from the disk cache in a fresh process would jump to callees nobody bound (a
     segmentation fault: Megacity's DAgger teacher once called the expert's planner so)."""
     assert _plain_callers_of_calling_functions() == []
+
+
+def test_a_row_driver_compiles_at_a_lowered_level_and_its_callees_at_the_users() -> None:
+    from numba.core import config
+
+    from hiddengrid.core import kernel
+    from hiddengrid.registry import definition_of
+
+    user = config.OPT
+    definition = definition_of("hiddengrid/AnomalyMapping-v0")
+    assert kernel.row_driver(definition.step_all)._hiddengrid_opt == 1
+    with kernel._optimization_level(1):
+        assert int(config.OPT) == 1
+        # what _bind_symbol does for a callee compiled while a driver's level is in force
+        with kernel._optimization_level(kernel._OUTER_OPT[0]):
+            assert int(config.OPT) == int(user)
+        assert int(config.OPT) == 1
+    assert config.OPT is user and kernel._OUTER_OPT == []
