@@ -22,6 +22,7 @@ OPTIONAL = (
     "threads",
     "imitation",
     "imitation_steps",
+    "init_checkpoint",
 )
 
 
@@ -48,6 +49,12 @@ def add_ppo_options(p: argparse.ArgumentParser) -> None:
         "--imitation-steps",
         type=positive_int,
         help="env steps of the warm start (with --imitation)",
+    )
+    p.add_argument(
+        "--init-checkpoint",
+        metavar="FILE",
+        help="start the policy from this checkpoint's weights (same env and network, any "
+        "--env-arg: a curriculum stage, e.g. Megacity trained at level=0, then level=3)",
     )
 
 

@@ -67,10 +67,13 @@ class Row:
 
     @property
     def label(self) -> str:
+        start = self.settings.get("init_checkpoint", "")
+        origin = f", from {Path(start).stem}" if start else ""  # a curriculum's later stage
         if self.recipe:
-            return f"recipe {self.recipe}"
+            return f"recipe {self.recipe}{origin}"
         policy = self.settings.get("policy", "mlp")
-        return "PPO feed-forward" if policy == "mlp" else f"PPO recurrent ({policy.upper()})"
+        kind = "PPO feed-forward" if policy == "mlp" else f"PPO recurrent ({policy.upper()})"
+        return kind + origin
 
     def config(self) -> dict[str, Any]:
         from hiddengrid.train.recipes import recipe_settings
@@ -80,6 +83,7 @@ class Row:
 
 
 MEGACITY_LEVEL0 = {"env_kwargs": {"level": 0}}
+V2_DIR_NAME = "docs/baselines/trainer_v2"
 # Only the rows that were run and published; a row's ``steps`` are PPO's, after any warm start.
 V2_ROWS: tuple[Row, ...] = (
     Row("AnomalyMapping-v0-mlp-5m-s0", "hiddengrid/AnomalyMapping-v0", 5_000_000),
@@ -155,6 +159,14 @@ V2_ROWS: tuple[Row, ...] = (
         settings=MEGACITY_LEVEL0,
     ),
     Row("Megacity-v0-dagger-1m-s0", "hiddengrid/Megacity-v0", 1_000_000, recipe="megacity_dagger"),
+    # A curriculum over levels: level 0's policy (2M steps) trained on at the default level.
+    Row(
+        "Megacity-v0-dagger-from-level0-1m-s0",
+        "hiddengrid/Megacity-v0",
+        1_000_000,
+        recipe="megacity_dagger",
+        settings={"init_checkpoint": f"{V2_DIR_NAME}/Megacity-v0-level0-dagger-2m-s0.pt"},
+    ),
     Row(
         "SquadRecon-v0-imitation-524k-s0",
         "hiddengrid/SquadRecon-v0",
@@ -205,7 +217,7 @@ V2_ROWS: tuple[Row, ...] = (
         settings={"checkpoint_every": 4},
     ),
 )
-V2_DIR = Path("docs/baselines/trainer_v2")
+V2_DIR = Path(V2_DIR_NAME)
 REFERENCE_AGENTS = ("random", "heuristic", "oracle")  # the lines drawn and scored beside
 
 

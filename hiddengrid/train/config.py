@@ -81,6 +81,11 @@ class PPOConfig:
     ``env_kwargs`` are the env's keyword arguments (Megacity's ``level``, ...), checked by the
     env and kept in the checkpoint with its defaults filled in, so evaluation plays the env
     the policy learnt.
+    ``init_checkpoint`` starts the policy from the weights of a checkpoint of the same env
+    (a stage of a curriculum: trained at Megacity's level 0, say, then at level 3), with the
+    same network (policy kind, ``hidden``, memory, ``features``) and any env arguments; the
+    optimizer, the step count and the learning-rate schedule start afresh, and the auxiliary
+    head's weights are taken only when both runs name the same ``auxiliary``.
     """
 
     env_id: str = "hiddengrid/AnomalyMapping-v0"
@@ -108,6 +113,7 @@ class PPOConfig:
     aux_coef: float = 1.0
     imitation: str = ""
     imitation_steps: int = 0
+    init_checkpoint: str = ""
     gamma: float = 0.99
     gae_lambda: float = 0.95
     clip: float = 0.2
@@ -208,6 +214,11 @@ class PPOConfig:
             _check_named("features", self.features, FEATURES, self.env_id)
         self.env_kwargs = resolved_env_kwargs(self.env_id, self.env_kwargs)
         check_imitation(self.env_id, self.imitation, self.imitation_steps)
+        if not isinstance(self.init_checkpoint, str):
+            raise ValueError(
+                f"init_checkpoint must be a checkpoint's path (or empty), got "
+                f"{_shown(self.init_checkpoint)}"
+            )
         if not 0 <= self.priority_beta <= 1:
             raise ValueError(f"priority_beta must be in [0, 1], got {self.priority_beta!r}")
         if self.priority > 0 and self.num_envs % self.minibatches:

@@ -192,6 +192,44 @@ class _Carry:
     ep_length: np.ndarray
 
 
+def start_from(model: ActorCritic, config: PPOConfig) -> None:
+    """Loads ``config.init_checkpoint``'s weights into ``model`` (see ``PPOConfig``), or
+    ``ValueError`` in one line naming what does not match; ``model`` is unchanged then."""
+    from hiddengrid.train.checkpoint import load_checkpoint
+
+    path = config.init_checkpoint
+    try:
+        source, old, _ = load_checkpoint(path)
+    except ValueError as exc:
+        raise ValueError(f"init_checkpoint: {exc}") from None
+    if old.env_id != config.env_id:
+        raise ValueError(
+            f"init_checkpoint {path!r} was trained on {old.env_id}, not {config.env_id}"
+        )
+    for name in ("policy", "hidden", "memory_across_episodes", "features"):
+        if getattr(old, name) != getattr(config, name):
+            raise ValueError(
+                f"init_checkpoint {path!r} has {name} {getattr(old, name)!r}, this run "
+                f"{getattr(config, name)!r}: a run starts only from the same network"
+            )
+    weights = source.state_dict()
+    target = model.state_dict()
+    # The auxiliary head predicts the labels its run named: kept only for the same task.
+    keep_aux = old.auxiliary == config.auxiliary
+    chosen = {k: v for k, v in weights.items() if keep_aux or not k.startswith("aux.")}
+    for key, want in target.items():
+        if key.startswith("aux.") and not keep_aux:
+            continue
+        got = chosen.get(key)
+        if got is None or got.shape != want.shape:
+            shape = "nothing" if got is None else tuple(got.shape)
+            raise ValueError(
+                f"init_checkpoint {path!r} does not fit this run: weight {key} is {shape}, "
+                f"this run needs {tuple(want.shape)}"
+            )
+    model.load_state_dict({**target, **{k: chosen[k] for k in target if k in chosen}})
+
+
 @dataclass
 class _Episodes:
     """The episodes that ended during one collect phase."""
@@ -252,6 +290,8 @@ class PPOTrainer:
             aux_sizes(cfg),
             build_view(cfg.features, self.env.encoder.size),
         ).to(self.device)
+        if cfg.init_checkpoint:
+            start_from(self.model, cfg)
         self.optimizer = torch.optim.Adam(
             self.model.parameters(), lr=cfg.learning_rate, eps=cfg.adam_eps
         )
