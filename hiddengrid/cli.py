@@ -212,6 +212,12 @@ def add_eval(sub: Any) -> None:
     p.add_argument(
         "--checkpoint", metavar="FILE", help="for --agent ppo: a file written by hiddengrid train"
     )
+    p.add_argument(
+        "--greedy",
+        action="store_true",
+        help="for --agent ppo: play each action head's most likely action instead of sampling "
+        "(a deterministic evaluation; its rows are named ppo-greedy)",
+    )
     add_llm_options(p)
     p.set_defaults(func=cmd_eval)
 
@@ -229,6 +235,7 @@ def eval_request(args: argparse.Namespace) -> Any:
         seed=args.seed,
         env_kwargs=dict(args.env_arg),
         checkpoint=args.checkpoint,
+        greedy=args.greedy,
         llm=llm,
         ray=args.ray,
         shard_size=args.shard_size,

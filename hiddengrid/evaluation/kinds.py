@@ -72,13 +72,18 @@ class ExtraAgent(Protocol):
     ) -> evaluate.EvalResult: ...
 
 
+# How a greedy evaluation of a checkpoint is named in the table and the JSON rows.
+GREEDY_LABEL = "ppo-greedy"
+
+
 class PPOKind:
     """A policy trained by ``hiddengrid train``, loaded from its checkpoint file."""
 
     name = "ppo"
 
-    def __init__(self, checkpoint: str | None):
+    def __init__(self, checkpoint: str | None, greedy: bool = False):
         self.checkpoint = checkpoint
+        self.greedy = greedy
         self.factory: Callable[..., Any] | None = None
 
     def check(
@@ -125,7 +130,7 @@ class PPOKind:
                 raise EvalError(str(exc)) from None
             finally:
                 env.close()
-        self.factory = functools.partial(PPOAgent, checkpoint=self.checkpoint)
+        self.factory = functools.partial(PPOAgent, checkpoint=self.checkpoint, greedy=self.greedy)
 
     def start(self, progress: Progress | None, describe: Say | None, say: Say | None) -> None:
         pass
@@ -136,7 +141,7 @@ class PPOKind:
         # Always in this process: a checkpoint file is not shipped to Ray workers.
         return evaluate.run_episodes(
             env_id,
-            self.name,
+            GREEDY_LABEL if self.greedy else self.name,
             episodes,
             seed=seed,
             progress=progress,

@@ -49,6 +49,7 @@ class EvalRequest:
     seed: int = 0
     env_kwargs: Mapping[str, Any] = field(default_factory=dict)
     checkpoint: str | None = None  # for the ppo agent
+    greedy: bool = False  # for the ppo agent: each head's most likely action, not a sample
     llm: LLMOptions = field(default_factory=LLMOptions)
     ray: str | None = None
     shard_size: int = DEFAULT_SHARD
@@ -190,9 +191,11 @@ def plan_eval(request: EvalRequest) -> EvalPlan:
             jobs.append(Job(env_id, name, request.episodes or default))
     env_kwargs = {env_id: check_env_kwargs(env_id, request.env_kwargs) for env_id in env_ids}
     kinds: dict[str, ExtraAgent] = {
-        PPOKind.name: PPOKind(request.checkpoint),
+        PPOKind.name: PPOKind(request.checkpoint, request.greedy),
         LLMKind.name: LLMKind(request.llm),
     }
+    if request.greedy and not any(job.agent == PPOKind.name for job in jobs):
+        raise EvalError("--greedy is for --agent ppo (a trained checkpoint's policy)")
     extras = {}
     for name, kind in kinds.items():
         mine = [job for job in jobs if job.agent == name]

@@ -11,12 +11,13 @@ from gymnasium import spaces
 from hiddengrid.core.agents import BatchAgent
 from hiddengrid.core.flat import FlatEncoder
 from hiddengrid.train.checkpoint import check_env_args, check_fits_env, load_checkpoint
-from hiddengrid.train.policy import action_nvec, masked_logits, sample
+from hiddengrid.train.policy import action_nvec, masked_logits, most_likely, sample
 from hiddengrid.train.trainer import PolicyInput
 
 
 class PPOAgent(BatchAgent):
-    """Plays a checkpoint's policy, sampling its actions as in training (seeded).
+    """Plays a checkpoint's policy, sampling its actions as in training (seeded), or with
+    ``greedy`` each action head's most likely choice (a deterministic evaluation).
 
     A recurrent policy's memory is cleared at every episode start, except for a policy trained
     with memory across episodes, which keeps it and is fed its previous action, reward and end
@@ -27,8 +28,9 @@ class PPOAgent(BatchAgent):
     description = "a PPO policy trained with hiddengrid train (--checkpoint FILE)"
     reads_scenario: ClassVar[bool] = False
 
-    def __init__(self, env: Any, seed: int = 0, checkpoint: str = "") -> None:
+    def __init__(self, env: Any, seed: int = 0, checkpoint: str = "", greedy: bool = False) -> None:
         super().__init__(env, seed)
+        self.greedy = greedy
         self.model, self.config, data = load_checkpoint(checkpoint)
         env_id = getattr(getattr(env, "spec", None), "id", None) or env.definition.id
         if self.config.env_id != env_id:
@@ -70,7 +72,11 @@ class PPOAgent(BatchAgent):
                 logits = logits[0]
             else:
                 logits, _, _ = self.model(x, ())
-            action, _ = sample(masked_logits(logits, mask), self.nvec, self.generator)
+            logits = masked_logits(logits, mask)
+            if self.greedy:
+                action = most_likely(logits, self.nvec)
+            else:
+                action, _ = sample(logits, self.nvec, self.generator)
         self.prev_action = action.numpy()
         return self.prev_action[:, 0] if self.discrete else self.prev_action
 

@@ -180,6 +180,12 @@ def sample(
     return torch.stack(actions, dim=-1), total
 
 
+def most_likely(logits: torch.Tensor, nvec: list[int]) -> torch.Tensor:
+    """Actions (B, k): each head's most likely choice (the first of equals), as a deterministic
+    evaluation plays (masked actions have probability ~0, so never chosen)."""
+    return torch.stack([part.argmax(-1) for part in torch.split(logits, nvec, dim=-1)], dim=-1)
+
+
 def log_prob_entropy(
     logits: torch.Tensor, nvec: list[int], actions: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
@@ -236,3 +238,39 @@ def test_ppo_learns_anomaly_mapping_beyond_random(tmp_path: Path) -> None:
     trained = run_episodes("hiddengrid/AnomalyMapping-v0", "ppo", 2000, agent_factory=agent)
     random = run_episodes("hiddengrid/AnomalyMapping-v0", "random", 2000)
     assert trained.interval[0] > random.interval[1], (trained.success_rate, random.success_rate)
+
+
+def test_greedy_play_takes_each_heads_most_likely_action(tmp_path: Path) -> None:
+    env_id = "hiddengrid/SquadRecon-v0"  # three action heads
+    result = tiny(env_id, tmp_path / "run")
+    model, _, _ = load_checkpoint(result.checkpoint)
+    env = gym.make_vec(env_id, num_envs=6, vectorization_mode="vector_entry_point")
+    obs, _ = env.reset(seed=3)
+    starts = np.ones(6, dtype=bool)
+    greedy = PPOAgent(env, seed=0, checkpoint=str(result.checkpoint), greedy=True)
+    actions = greedy.act(obs, starts)
+    logits, _, _ = model(torch.as_tensor(greedy.encoder.encode(obs, 6)), ())
+    want = np.stack([part.argmax(-1).numpy() for part in logits.split(model.nvec, -1)], -1)
+    np.testing.assert_array_equal(actions, want)
+    # no draw: any seed plays the same actions, where sampling seeds differ
+    assert np.array_equal(
+        PPOAgent(env, seed=9, checkpoint=str(result.checkpoint), greedy=True).act(obs, starts),
+        actions,
+    )
+    env.close()
+
+
+def test_eval_cli_greedy_rows_are_named_and_refused_without_ppo(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    env_id = "hiddengrid/Megacity-v0"  # masked: a greedy action must still be a legal one
+    result = tiny(env_id, tmp_path / "run")
+    argv = ["eval", "--env", env_id, "--agent", "ppo", "--episodes", "6"]
+    argv += ["--checkpoint", str(result.checkpoint), "--greedy"]
+    out = tmp_path / "greedy.json"
+    assert main([*argv, "--json", str(out)]) == 0
+    assert "ppo-greedy" in capsys.readouterr().out
+    rows = json.loads(out.read_text())
+    assert [r["agent"] for r in rows] == ["ppo-greedy"] and rows[0]["episodes"] == 6
+    bad = ["eval", "--env", env_id, "--agent", "random", "--episodes", "6", "--greedy"]
+    assert "--greedy is for --agent ppo" in cli_error(bad, capsys)
