@@ -173,3 +173,26 @@ def test_trainer_v2_table_puts_the_envs_agents_first_and_keeps_small_rates_reada
     assert "| 0.05% | [0.02%, 0.12%] |" in table[3]  # not "0.1%": that would double it
     assert "0.52M (0.26M cloning + 0.26M PPO) | 2.0 min" in table[3]
     assert render_v2(rows, ["hiddengrid/AnomalyMapping-v0"]).count("\n") == 1  # header only
+
+
+def test_trainer_v2_table_shows_greedy_scores_only_where_there_are_some() -> None:
+    trained = {
+        "env": "hiddengrid/SquadRecon-v0",
+        "agent": "recipe x",
+        "seed": 0,
+        "success": 0.1003,
+        "ci95": [0.0946, 0.1063],
+        "mean_return": 0.242,
+        "steps": 1048576,
+        "train_wall_seconds": 60.0,
+    }
+    own = {"env": "hiddengrid/SquadRecon-v0", "agent": "random", "success": 0.0002}
+    own |= {"ci95": [0.0001, 0.0007], "mean_return": 0.004}
+    plain = render_v2([own, trained]).splitlines()
+    assert "greedy" not in plain[0] and plain[0].count("|") == plain[2].count("|")
+    scored = {**trained, "greedy_success": 0.17, "greedy_ci95": [0.163, 0.177]}
+    table = render_v2([own, scored]).splitlines()
+    assert table[0].endswith("| greedy: success | greedy: 95 % interval |")
+    assert table[2].endswith("| 0.004 |  |  |")  # the env's own agent: no greedy score
+    assert table[3].endswith("| 17.0% | [16.3%, 17.7%] |")
+    assert all(line.count("|") == table[0].count("|") for line in table)

@@ -21,6 +21,7 @@ retyped. The tables:
 - ``v2``: trainer v2's rows (plain PPO and the named recipes) beside the env's own agents on
   the same episodes and env arguments, from ``docs/baselines/trainer_v2/results.json``
   (``python -m hiddengrid.train.baselines --v2`` wrote it); on an env page, that env's rows.
+  Where a checkpoint was also scored with ``--greedy``, two more columns give that score.
 """
 
 from __future__ import annotations
@@ -198,8 +199,12 @@ def render_v2(v2: Rows, env_ids: Sequence[str] | None = None) -> str:
     head = ["env"] if with_env else []
     head += ["env args", "agent", "env steps", "training time", "success", "95 % interval"]
     head += ["mean return"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     rows = [r for r in v2 if with_env or r["env"] in env_ids]
+    # A checkpoint scored also with its most likely actions (hiddengrid eval --greedy).
+    greedy = any("greedy_success" in r for r in rows)
+    if greedy:
+        head += ["greedy: success", "greedy: 95 % interval"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     groups: dict[tuple[str, str], Rows] = {}
     for r in rows:
         args = ", ".join(f"{k}={v}" for k, v in sorted(r.get("env_kwargs", {}).items()))
@@ -211,6 +216,11 @@ def render_v2(v2: Rows, env_ids: Sequence[str] | None = None) -> str:
             agent = r["agent"] + (f", seed {r['seed']}" if "seed" in r else "")
             cells += [args, agent, _steps(r), _wall(r), _small_percent(r["success"])]
             cells += [f"[{low}, {high}]", f"{r['mean_return']:.3g}"]
+            if greedy and "greedy_success" in r:
+                g_low, g_high = (_small_percent(b) for b in r["greedy_ci95"])
+                cells += [_small_percent(r["greedy_success"]), f"[{g_low}, {g_high}]"]
+            elif greedy:
+                cells += ["", ""]
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

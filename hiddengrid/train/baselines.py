@@ -239,9 +239,12 @@ def score_v2(
     images: Path,
     episodes: int,
     reference_agents: Sequence[str] = REFERENCE_AGENTS,
+    greedy: bool = False,
 ) -> list[dict]:
     """Scores each published checkpoint and the env's ``reference_agents``; draws the
-    curves (with the reference lines of the agents scored)."""
+    curves (with the reference lines of the agents scored). With ``greedy`` each checkpoint is
+    also scored on the same episodes playing each head's most likely action (``hiddengrid eval
+    --greedy``), kept beside its sampled figures as ``greedy_*``."""
     from hiddengrid.evaluate import run_episodes, wilson_interval
     from hiddengrid.registry import definition_of
     from hiddengrid.train.agent import PPOAgent
@@ -289,6 +292,21 @@ def score_v2(
                 "eval_seconds": time.perf_counter() - start,
             }
         )
+        if greedy:
+            g = run_episodes(
+                row.env_id,
+                "ppo-greedy",
+                episodes,
+                env_kwargs=kwargs,
+                agent_factory=lambda env, seed, c=str(ckpt): PPOAgent(
+                    env, seed, checkpoint=c, greedy=True
+                ),
+            )
+            results[-1].update(
+                greedy_success=g.success_rate,
+                greedy_ci95=list(wilson_interval(g.successes, g.episodes)),
+                greedy_mean_return=g.mean_return,
+            )
         _plot_v2(row, docs, images, references[key])
     return results
 
@@ -343,7 +361,9 @@ def main_v2(args: argparse.Namespace) -> int:
     if not args.score_only:
         for row in rows:
             train_v2_row(row, Path(args.runs if args.runs != "runs/baselines" else "runs/v2"), docs)
-    results = score_v2(rows, docs, Path(args.images), args.episodes, args.references)
+    results = score_v2(
+        rows, docs, Path(args.images), args.episodes, args.references, greedy=args.greedy
+    )
     out = docs / "results.json"
     old = json.loads(out.read_text())["rows"] if out.is_file() else []
     # rows of this call replace their earlier selves; the rest of the table is kept
@@ -380,6 +400,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--v2", action="store_true", help="trainer v2's table (V2_ROWS)")
     parser.add_argument("--score-only", action="store_true", help="with --v2: no training")
     parser.add_argument("--episodes", type=int, default=10_000, help="with --v2: scored episodes")
+    parser.add_argument(
+        "--greedy",
+        action="store_true",
+        help="with --v2: also score each checkpoint playing its most likely actions",
+    )
     parser.add_argument("--images", default="docs/images")
     parser.add_argument(
         "--references",

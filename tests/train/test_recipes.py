@@ -281,6 +281,23 @@ def test_v2_table_trains_publishes_and_scores_each_row(
     evaluated = json.loads((tmp_path / "eval.json").read_text())[0]
     assert evaluated["success_rate"] == city["success"]
     assert evaluated["mean_return"] == pytest.approx(city["mean_return"])
+    assert "greedy_success" not in city
+    # scored again with --greedy: the row gains the greedy figures hiddengrid eval --greedy gives
+    argv = ["--v2", "--score-only", "--greedy", "--only", "city", "--episodes", "8"]
+    argv += ["--csv-dir", str(docs), "--images", str(images)]
+    assert baselines.main(argv) == 0
+    rescored = json.loads((docs / "results.json").read_text())["rows"]
+    assert len(rescored) == len(results)  # the row replaced, the rest kept
+    city_again = next(r for r in rescored if r.get("run") == "city")
+    assert city_again["success"] == city["success"]
+    argv = ["eval", "--env", MEGACITY, "--agent", "ppo", "--episodes", "8", "--greedy"]
+    argv += ["--checkpoint", str(docs / "city.pt"), "--env-arg", "level=0", "--json"]
+    argv += [str(tmp_path / "greedy.json")]
+    assert main(argv) == 0
+    greedy = json.loads((tmp_path / "greedy.json").read_text())[0]
+    assert greedy["agent"] == "ppo-greedy"
+    assert city_again["greedy_success"] == greedy["success_rate"]
+    assert city_again["greedy_mean_return"] == pytest.approx(greedy["mean_return"])
 
 
 def test_teacher_labels_are_the_oracles_actions(tmp_path: Path) -> None:
