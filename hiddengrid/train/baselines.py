@@ -226,6 +226,12 @@ V2_ROWS: tuple[Row, ...] = (
         3_000_000,
         settings={"policy": "gru"},
     ),
+    Row(
+        "InvertedTreasure-v0-gru-3m-s0",
+        "hiddengrid/InvertedTreasure-v0",
+        3_000_000,
+        settings={"policy": "gru"},
+    ),
 )
 V2_DIR = Path("docs/baselines/trainer_v2")
 REFERENCE_AGENTS = ("random", "heuristic", "oracle")  # the lines drawn and scored beside
