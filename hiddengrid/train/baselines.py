@@ -220,6 +220,34 @@ V2_ROWS: tuple[Row, ...] = (
         recipe="squad_recon_dagger_view",
         settings={"checkpoint_every": 4},
     ),
+    *(
+        Row(
+            f"SquadRecon-v0-dagger-view-1m-s{seed}",
+            "hiddengrid/SquadRecon-v0",
+            917_504,
+            recipe="squad_recon_dagger_view",
+            seed=seed,
+            settings={"checkpoint_every": 4},
+        )
+        for seed in (1, 2)
+    ),
+    *(
+        Row(f"{name}-mlp-10m-s{seed}", f"hiddengrid/{name}", 10_000_000, seed=seed)
+        for name in ("InvertedTreasure-v0", "InvertedTreasure-Scout-v0", "FieldCipher-v0")
+        for seed in (1, 2)
+    ),
+    Row(
+        "AnomalyMapping-v0-gru-3m-s0",
+        "hiddengrid/AnomalyMapping-v0",
+        3_000_000,
+        settings={"policy": "gru"},
+    ),
+    Row(
+        "InvertedTreasure-v0-gru-3m-s0",
+        "hiddengrid/InvertedTreasure-v0",
+        3_000_000,
+        settings={"policy": "gru"},
+    ),
 )
 V2_DIR = Path(V2_DIR_NAME)
 REFERENCE_AGENTS = ("random", "heuristic", "oracle")  # the lines drawn and scored beside
