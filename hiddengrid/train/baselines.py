@@ -171,12 +171,16 @@ V2_ROWS: tuple[Row, ...] = (
         )
         for seed in (0, 1, 2)
     ),
-    Row(
-        "Megacity-v0-dagger-from-level0-3m-s0",
-        "hiddengrid/Megacity-v0",
-        3_000_000,
-        recipe="megacity_dagger",
-        settings={"init_checkpoint": f"{V2_DIR_NAME}/Megacity-v0-level0-dagger-2m-s0.pt"},
+    *(
+        Row(
+            f"Megacity-v0-dagger-from-level0-3m-s{seed}",
+            "hiddengrid/Megacity-v0",
+            3_000_000,
+            recipe="megacity_dagger",
+            seed=seed,
+            settings={"init_checkpoint": f"{V2_DIR_NAME}/Megacity-v0-level0-dagger-2m-s{seed}.pt"},
+        )
+        for seed in (0, 1, 2)
     ),
     Row(
         "SquadRecon-v0-imitation-524k-s0",
