@@ -162,24 +162,14 @@ V2_ROWS: tuple[Row, ...] = (
     # A curriculum over levels: level 0's policy (2M steps) trained on at the default level.
     *(
         Row(
-            f"Megacity-v0-dagger-from-level0-1m-s{seed}",
+            f"Megacity-v0-dagger-from-level0-{millions}m-s{seed}",
             "hiddengrid/Megacity-v0",
-            1_000_000,
+            millions * 1_000_000,
             recipe="megacity_dagger",
             seed=seed,
             settings={"init_checkpoint": f"{V2_DIR_NAME}/Megacity-v0-level0-dagger-2m-s{seed}.pt"},
         )
-        for seed in (0, 1, 2)
-    ),
-    *(
-        Row(
-            f"Megacity-v0-dagger-from-level0-3m-s{seed}",
-            "hiddengrid/Megacity-v0",
-            3_000_000,
-            recipe="megacity_dagger",
-            seed=seed,
-            settings={"init_checkpoint": f"{V2_DIR_NAME}/Megacity-v0-level0-dagger-2m-s{seed}.pt"},
-        )
+        for millions in (1, 3)
         for seed in (0, 1, 2)
     ),
     Row(

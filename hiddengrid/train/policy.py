@@ -152,7 +152,7 @@ def teacher_loss(
     rows ``keep`` selects, summed over action components, and how often its most likely
     action is the teacher's."""
     logp, _ = log_prob_entropy(logits, nvec, labels)
-    best = torch.stack([part.argmax(-1) for part in torch.split(logits, nvec, dim=-1)], -1)
+    best = most_likely(logits, nvec)
     agree = float((best == labels).all(-1)[keep].float().mean()) if bool(keep.any()) else 0.0
     return -logp[keep].mean(), agree
 
