@@ -249,6 +249,25 @@ V2_ROWS: tuple[Row, ...] = (
         3_000_000,
         settings={"policy": "gru"},
     ),
+    # The grid's empty cells: plain PPO on SquadRecon and Megacity at 10M, a GRU on every id.
+    Row("SquadRecon-v0-mlp-10m-s0", "hiddengrid/SquadRecon-v0", 10_000_000),
+    Row("Megacity-v0-mlp-10m-s0", "hiddengrid/Megacity-v0", 10_000_000),
+    *(
+        Row(
+            f"{name}-gru-3m-s{seed}",
+            f"hiddengrid/{name}",
+            3_000_000,
+            seed=seed,
+            settings={"policy": "gru"},
+        )
+        for name, seed in (
+            ("FieldCipher-v0", 0),
+            ("SquadRecon-v0", 0),
+            ("Megacity-v0", 0),
+            ("AnomalyMapping-v0", 1),
+            ("AnomalyMapping-v0", 2),
+        )
+    ),
 )
 V2_DIR = Path(V2_DIR_NAME)
 REFERENCE_AGENTS = ("random", "heuristic", "oracle")  # the lines drawn and scored beside
