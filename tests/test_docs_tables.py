@@ -175,7 +175,7 @@ def test_trainer_v2_table_puts_the_envs_agents_first_and_keeps_small_rates_reada
     assert render_v2(rows, ["hiddengrid/AnomalyMapping-v0"]).count("\n") == 1  # header only
 
 
-def test_trainer_v2_table_shows_greedy_scores_only_where_there_are_some() -> None:
+def test_trainer_v2_table_shows_greedy_and_held_out_scores_only_where_there_are_some() -> None:
     trained = {
         "env": "hiddengrid/SquadRecon-v0",
         "agent": "recipe x",
@@ -196,3 +196,12 @@ def test_trainer_v2_table_shows_greedy_scores_only_where_there_are_some() -> Non
     assert table[2].endswith("| 0.004 |  |  |")  # the env's own agent: no greedy score
     assert table[3].endswith("| 17.0% | [16.3%, 17.7%] |")
     assert all(line.count("|") == table[0].count("|") for line in table)
+    held = {**scored, "heldout_success": 0.0987, "heldout_ci95": [0.093, 0.105]}
+    table = render_v2([own, held]).splitlines()
+    assert table[0].endswith(
+        "| greedy: 95 % interval | held-out episodes: success | held-out episodes: 95 % interval |"
+    )
+    assert table[2].endswith("| 0.004 |  |  |  |  |")
+    assert table[3].endswith("| 17.0% | [16.3%, 17.7%] | 9.9% | [9.3%, 10.5%] |")
+    only_held = {k: v for k, v in held.items() if not k.startswith("greedy")}
+    assert "greedy" not in render_v2([own, only_held]).splitlines()[0]

@@ -21,7 +21,9 @@ retyped. The tables:
 - ``v2``: trainer v2's rows (plain PPO and the named recipes) beside the env's own agents on
   the same episodes and env arguments, from ``docs/baselines/trainer_v2/results.json``
   (``python -m hiddengrid.train.baselines --v2`` wrote it); on an env page, that env's rows.
-  Where a checkpoint was also scored with ``--greedy``, two more columns give that score.
+  Where a checkpoint was also scored with ``--greedy``, two more columns give that score; where
+  it was scored with ``--held-out`` (episodes from seed 5,000,000, which no training run met),
+  two more give that one.
 """
 
 from __future__ import annotations
@@ -192,6 +194,10 @@ def _small_percent(value: float) -> str:
     return f"{value:.2%}" if 0 < value < 0.01 else format_percent(value)
 
 
+# A v2 row's optional scores: the field prefix in results.json and the column's name.
+EXTRA_SCORES = (("greedy", "greedy"), ("heldout", "held-out episodes"))
+
+
 def render_v2(v2: Rows, env_ids: Sequence[str] | None = None) -> str:
     """Trainer v2's table: every row of ``results.json`` (of ``env_ids`` only, without the env
     column, when given), in the file's order grouped by env and env arguments."""
@@ -200,10 +206,11 @@ def render_v2(v2: Rows, env_ids: Sequence[str] | None = None) -> str:
     head += ["env args", "agent", "env steps", "training time", "success", "95 % interval"]
     head += ["mean return"]
     rows = [r for r in v2 if with_env or r["env"] in env_ids]
-    # A checkpoint scored also with its most likely actions (hiddengrid eval --greedy).
-    greedy = any("greedy_success" in r for r in rows)
-    if greedy:
-        head += ["greedy: success", "greedy: 95 % interval"]
+    # Scores a checkpoint may also have: its most likely actions (hiddengrid eval --greedy) and
+    # episodes no training run met (--seed 5000000); columns only where some row has them.
+    extras = [(p, name) for p, name in EXTRA_SCORES if any(f"{p}_success" in r for r in rows)]
+    for _, name in extras:
+        head += [f"{name}: success", f"{name}: 95 % interval"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     groups: dict[tuple[str, str], Rows] = {}
     for r in rows:
@@ -216,11 +223,12 @@ def render_v2(v2: Rows, env_ids: Sequence[str] | None = None) -> str:
             agent = r["agent"] + (f", seed {r['seed']}" if "seed" in r else "")
             cells += [args, agent, _steps(r), _wall(r), _small_percent(r["success"])]
             cells += [f"[{low}, {high}]", f"{r['mean_return']:.3g}"]
-            if greedy and "greedy_success" in r:
-                g_low, g_high = (_small_percent(b) for b in r["greedy_ci95"])
-                cells += [_small_percent(r["greedy_success"]), f"[{g_low}, {g_high}]"]
-            elif greedy:
-                cells += ["", ""]
+            for p, _ in extras:
+                if f"{p}_success" in r:
+                    e_low, e_high = (_small_percent(b) for b in r[f"{p}_ci95"])
+                    cells += [_small_percent(r[f"{p}_success"]), f"[{e_low}, {e_high}]"]
+                else:
+                    cells += ["", ""]
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -271,6 +271,10 @@ V2_ROWS: tuple[Row, ...] = (
 )
 V2_DIR = Path(V2_DIR_NAME)
 REFERENCE_AGENTS = ("random", "heuristic", "oracle")  # the lines drawn and scored beside
+# Held-out episodes start here: a training run's sub-env i starts from env seed seed + i, so
+# the first episodes of its sub-envs are published episodes (0..255 of 0..9,999); no run,
+# reference line (1,000,000 on) or imitated agent's stream (3,000,000 on) comes near this.
+HELD_OUT_SEED = 5_000_000
 
 
 def train_v2_row(row: Row, runs: Path, docs: Path) -> None:
@@ -292,11 +296,14 @@ def score_v2(
     episodes: int,
     reference_agents: Sequence[str] = REFERENCE_AGENTS,
     greedy: bool = False,
+    held_out: bool = False,
 ) -> list[dict]:
     """Scores each published checkpoint and the env's ``reference_agents``; draws the
     curves (with the reference lines of the agents scored). With ``greedy`` each checkpoint is
     also scored on the same episodes playing each head's most likely action (``hiddengrid eval
-    --greedy``), kept beside its sampled figures as ``greedy_*``."""
+    --greedy``), kept beside its sampled figures as ``greedy_*``. With ``held_out`` it is also
+    scored, sampling, on episodes from :data:`HELD_OUT_SEED` that no training run has met
+    (``hiddengrid eval --seed 5000000``), kept as ``heldout_*``."""
     from hiddengrid.evaluate import run_episodes, wilson_interval
     from hiddengrid.registry import definition_of
     from hiddengrid.train.agent import PPOAgent
@@ -359,6 +366,21 @@ def score_v2(
                 greedy_ci95=list(wilson_interval(g.successes, g.episodes)),
                 greedy_mean_return=g.mean_return,
             )
+        if held_out:
+            h = run_episodes(
+                row.env_id,
+                "ppo",
+                episodes,
+                seed=HELD_OUT_SEED,
+                env_kwargs=kwargs,
+                agent_factory=lambda env, seed, c=str(ckpt): PPOAgent(env, seed, checkpoint=c),
+            )
+            results[-1].update(
+                heldout_seeds=f"{HELD_OUT_SEED}..{HELD_OUT_SEED + episodes - 1}",
+                heldout_success=h.success_rate,
+                heldout_ci95=list(wilson_interval(h.successes, h.episodes)),
+                heldout_mean_return=h.mean_return,
+            )
         _plot_v2(row, docs, images, references[key])
     return results
 
@@ -414,10 +436,21 @@ def main_v2(args: argparse.Namespace) -> int:
         for row in rows:
             train_v2_row(row, Path(args.runs if args.runs != "runs/baselines" else "runs/v2"), docs)
     results = score_v2(
-        rows, docs, Path(args.images), args.episodes, args.references, greedy=args.greedy
+        rows,
+        docs,
+        Path(args.images),
+        args.episodes,
+        args.references,
+        greedy=args.greedy,
+        held_out=args.held_out,
     )
     out = docs / "results.json"
     old = json.loads(out.read_text())["rows"] if out.is_file() else []
+    if args.score_only:  # the same checkpoints: scores not asked for this time are kept
+        earlier = {_key(r): r for r in old}
+        for r in results:
+            extra = {k: v for k, v in earlier.get(_key(r), {}).items() if k.startswith(EXTRA)}
+            r.update({k: v for k, v in extra.items() if k not in r})
     # rows of this call replace their earlier selves; the rest of the table is kept
     fresh = {_key(r) for r in results}
     keep = [r for r in old if _key(r) not in fresh]
@@ -435,6 +468,9 @@ def main_v2(args: argparse.Namespace) -> int:
             f"{r['success']:.1%} | [{low:.1%}, {high:.1%}] | {r['mean_return']:.3f} |"
         )
     return 0
+
+
+EXTRA = ("greedy_", "heldout_")  # a row's optional scores, each from its own flag
 
 
 def _key(row: dict) -> tuple:
@@ -456,6 +492,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--greedy",
         action="store_true",
         help="with --v2: also score each checkpoint playing its most likely actions",
+    )
+    parser.add_argument(
+        "--held-out",
+        action="store_true",
+        help=f"with --v2: also score each checkpoint on episodes from seed {HELD_OUT_SEED:,}, "
+        "which no training run has met",
     )
     parser.add_argument("--images", default="docs/images")
     parser.add_argument(

@@ -298,6 +298,23 @@ def test_v2_table_trains_publishes_and_scores_each_row(
     assert greedy["agent"] == "ppo-greedy"
     assert city_again["greedy_success"] == greedy["success_rate"]
     assert city_again["greedy_mean_return"] == pytest.approx(greedy["mean_return"])
+    # scored again with --held-out only: the greedy figures stay, the held-out ones are those
+    # of hiddengrid eval --seed 5000000, on other episodes than the published ones
+    argv = ["--v2", "--score-only", "--held-out", "--only", "city", "--episodes", "8"]
+    assert baselines.main([*argv, "--csv-dir", str(docs), "--images", str(images)]) == 0
+    city_held = next(
+        r for r in json.loads((docs / "results.json").read_text())["rows"] if r.get("run") == "city"
+    )
+    assert city_held["greedy_success"] == city_again["greedy_success"]
+    assert city_held["heldout_seeds"] == "5000000..5000007"
+    argv = ["eval", "--env", MEGACITY, "--agent", "ppo", "--episodes", "8", "--seed", "5000000"]
+    argv += ["--checkpoint", str(docs / "city.pt"), "--env-arg", "level=0", "--json"]
+    argv += [str(tmp_path / "held.json")]
+    assert main(argv) == 0
+    held = json.loads((tmp_path / "held.json").read_text())[0]
+    assert city_held["heldout_success"] == held["success_rate"]
+    assert city_held["heldout_mean_return"] == pytest.approx(held["mean_return"])
+    assert held["mean_return"] != pytest.approx(evaluated["mean_return"])  # other episodes
 
 
 def test_teacher_labels_are_the_oracles_actions(tmp_path: Path) -> None:
