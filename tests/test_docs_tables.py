@@ -205,3 +205,49 @@ def test_trainer_v2_table_shows_greedy_and_held_out_scores_only_where_there_are_
     assert table[3].endswith("| 17.0% | [16.3%, 17.7%] | 9.9% | [9.3%, 10.5%] |")
     only_held = {k: v for k, v in held.items() if not k.startswith("greedy")}
     assert "greedy" not in render_v2([own, only_held]).splitlines()[0]
+
+
+def test_trainer_v2_grid_puts_each_run_in_its_cell_with_its_budget_and_seeds() -> None:
+    from hiddengrid.design.results_table import render_v2_grid
+
+    def run(agent: str, seed: int, steps: int, success: float, **kwargs: int) -> dict:
+        return {"env": "hiddengrid/Megacity-v0", "env_kwargs": kwargs, "agent": agent} | {
+            "seed": seed,
+            "steps": steps,
+            "success": success,
+            "ci95": [0, 1],
+            "mean_return": 0,
+        }
+
+    own = {"env": "hiddengrid/Megacity-v0", "env_kwargs": {"level": 3}, "agent": "heuristic"}
+    rows = [
+        own | {"success": 0.55, "ci95": [0.5, 0.6], "mean_return": 74.6},
+        run("PPO feed-forward", 1, 10_010_624, 0.0, level=3),
+        run("PPO feed-forward", 0, 10_010_624, 0.004, level=3),
+        run("PPO recurrent (GRU)", 0, 3_014_656, 0.02, level=3),
+        run(
+            "recipe megacity_dagger, from Megacity-v0-level0-dagger-2m-s0",
+            0,
+            3_014_656,
+            0.511,
+            level=3,
+        ),
+        run(
+            "recipe megacity_dagger, from Megacity-v0-level0-dagger-2m-s1",
+            1,
+            3_014_656,
+            0.548,
+            level=3,
+        ),
+        run("recipe megacity_dagger", 0, 2_015_232, 0.744, level=0),
+    ]
+    table = render_v2_grid(rows).splitlines()
+    assert table[0] == "| env | env args | PPO feed-forward | PPO recurrent | recipe |"
+    assert len(table) == 4  # a line per env arguments, the env's own agents in none
+    assert table[2] == (
+        "| `Megacity-v0` | level=3 | 10.0M, seeds 0, 1: 0.40% / 0.0% | GRU 3.0M, seed 0: 2.0% | "
+        "megacity_dagger, from Megacity-v0-level0-dagger-2m 3.0M, seeds 0, 1: 51.1% / 54.8% |"
+    )
+    assert table[3] == (
+        "| `Megacity-v0` | level=0 | none | none | megacity_dagger 2.0M, seed 0: 74.4% |"
+    )

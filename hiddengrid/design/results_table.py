@@ -24,11 +24,14 @@ retyped. The tables:
   Where a checkpoint was also scored with ``--greedy``, two more columns give that score; where
   it was scored with ``--held-out`` (episodes from seed 5,000,000, which no training run met),
   two more give that one.
+- ``v2grid``: how much of the baseline grid (id x feed-forward, recurrent, recipe) the ``v2``
+  rows cover, each budget's seeds and success rates in one cell.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -233,6 +236,40 @@ def render_v2(v2: Rows, env_ids: Sequence[str] | None = None) -> str:
     return "\n".join(lines)
 
 
+GRID_COLUMNS = ("PPO feed-forward", "PPO recurrent", "recipe")
+
+
+def render_v2_grid(v2: Rows) -> str:
+    """How much of the baseline grid (every id and env arguments x plain feed-forward PPO,
+    plain recurrent PPO, the recipes) trainer v2's table covers: per cell, each budget's seeds
+    and their success rates on episodes 0..9,999, from the same rows as :func:`render_v2`."""
+    cells: dict[tuple[str, str], dict[str, dict[str, list[dict]]]] = {}
+    for r in v2:
+        args = ", ".join(f"{k}={v}" for k, v in sorted(r.get("env_kwargs", {}).items()))
+        group = cells.setdefault((r["env"], args), {c: {} for c in GRID_COLUMNS})
+        if "steps" not in r:  # the env's own agents are the other table's
+            continue
+        # a curriculum stage names the seed of the run it started from; one entry for all seeds
+        agent = re.sub(r"-s\d+$", "", r["agent"])
+        column = next(c for c in GRID_COLUMNS if agent.startswith(c))
+        what = agent.removeprefix(column).strip(" ,").removeprefix("(").removesuffix(")")
+        budget = f"{what} {r['steps'] / 1e6:.1f}M".strip()
+        group[column].setdefault(budget, []).append(r)
+    lines = ["| env | env args | " + " | ".join(GRID_COLUMNS) + " |", "|---|---|---|---|---|"]
+    for (env_id, args), group in cells.items():
+        texts = []
+        for column in GRID_COLUMNS:
+            parts = []
+            for budget, runs in group[column].items():
+                runs = sorted(runs, key=lambda r: r["seed"])
+                seeds = ", ".join(str(r["seed"]) for r in runs)
+                rates = " / ".join(_small_percent(r["success"]) for r in runs)
+                parts.append(f"{budget}, seed{'s' * (len(runs) > 1)} {seeds}: {rates}")
+            texts.append("<br>".join(parts) or "none")
+        lines.append(f"| `{_short(env_id)}` | {args} | " + " | ".join(texts) + " |")
+    return "\n".join(lines)
+
+
 # --- speed (hiddengrid bench --json) ----------------------------------------------------------
 
 
@@ -348,6 +385,7 @@ PAGES: dict[str, dict[str, Renderer]] = {
         "speed": lambda s: render_speed(s["bench"]),
         "baselines": lambda s: render_baselines(s["baselines"]),
         "v2": lambda s: render_v2(s["v2"]),
+        "v2grid": lambda s: render_v2_grid(s["v2"]),
     },
     f"{ENVS}/anomaly_mapping/README.md": _env_page(["hiddengrid/AnomalyMapping-v0"], True, v2=True),
     f"{ENVS}/field_cipher/README.md": _env_page(["hiddengrid/FieldCipher-v0"], False, v2=True),
@@ -361,6 +399,7 @@ PAGES: dict[str, dict[str, Renderer]] = {
             s["baselines"], s["eval"], sorted({r["env"] for r in s["baselines"]})
         ),
         "v2": lambda s: render_v2(s["v2"]),
+        "v2grid": lambda s: render_v2_grid(s["v2"]),
     },
 }
 
