@@ -96,6 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 out_dir=out,
                 progress=False,
                 reference_episodes=0,
+                legacy_env_seeds=True,  # the seeds the published ablation was trained with
                 **VARIANTS[variant],
             )
             wall = time.perf_counter() - start

@@ -21,6 +21,9 @@ LIMITS = {
     "threads": 1024,
     "checkpoint_every": 10**9,
 }
+# Training env seeds start here: the published episodes are seeds 0..9,999 (reference lines
+# 1,000,000 on, held-out scores 5,000,000 on); 2**20 seeds per training seed (num_envs <= 2**16).
+TRAIN_ENV_SEED = 2**40
 MAX_SAMPLES = 1 << 22  # num_envs * rollout: one update's buffer
 MAX_SEED = 2**64 - 1  # torch's generator takes a 64-bit seed; the env seeds wrap at 64 bits
 
@@ -81,6 +84,11 @@ class PPOConfig:
     ``env_kwargs`` are the env's keyword arguments (Megacity's ``level``, ...), checked by the
     env and kept in the checkpoint with its defaults filled in, so evaluation plays the env
     the policy learnt.
+    The run's sub-env ``i`` starts from env seed ``TRAIN_ENV_SEED + seed * 2**20 + i``
+    (:attr:`env_seed`), far from the episodes the tables publish (``reset(seed=k)`` for ``k``
+    in 0..9,999) and from other training seeds' streams; ``legacy_env_seeds`` starts it from
+    ``seed + i`` instead, as every run before this setting did (checkpoints without it load
+    so), which the published rows keep so that each reruns bit for bit.
     ``init_checkpoint`` starts the policy from the weights of a checkpoint of the same env
     (a stage of a curriculum: trained at Megacity's level 0, say, then at level 3), with the
     same network (policy kind, ``hidden``, memory, ``features``) and any env arguments; the
@@ -114,6 +122,7 @@ class PPOConfig:
     imitation: str = ""
     imitation_steps: int = 0
     init_checkpoint: str = ""
+    legacy_env_seeds: bool = False
     gamma: float = 0.99
     gae_lambda: float = 0.95
     clip: float = 0.2
@@ -132,6 +141,11 @@ class PPOConfig:
     @property
     def recurrent(self) -> bool:
         return self.policy != "mlp"
+
+    @property
+    def env_seed(self) -> int:
+        """The env seed of sub-env 0 (sub-env ``i`` starts from ``env_seed + i``)."""
+        return self.seed if self.legacy_env_seeds else TRAIN_ENV_SEED + self.seed * 2**20
 
     @property
     def steps_per_update(self) -> int:
@@ -214,6 +228,10 @@ class PPOConfig:
             _check_named("features", self.features, FEATURES, self.env_id)
         self.env_kwargs = resolved_env_kwargs(self.env_id, self.env_kwargs)
         check_imitation(self.env_id, self.imitation, self.imitation_steps)
+        if not isinstance(self.legacy_env_seeds, bool):
+            raise ValueError(
+                f"legacy_env_seeds must be true or false, got {_shown(self.legacy_env_seeds)}"
+            )
         if not isinstance(self.init_checkpoint, str):
             raise ValueError(
                 f"init_checkpoint must be a checkpoint's path (or empty), got "

@@ -378,7 +378,7 @@ class PPOTrainer:
 
     def _start(self) -> _Carry:
         cfg, n = self.config, self.config.num_envs
-        flat, _ = self.env.reset(seed=cfg.seed)
+        flat, _ = self.env.reset(seed=cfg.env_seed)
         return _Carry(
             flat=flat,
             state=self.model.initial_state(n, self.device),
