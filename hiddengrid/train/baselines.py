@@ -85,6 +85,7 @@ class Row:
 
 
 MEGACITY_LEVEL0 = {"env_kwargs": {"level": 0}}
+GRU = {"policy": "gru"}
 V2_DIR_NAME = "docs/baselines/trainer_v2"
 # Only the rows that were run and published; a row's ``steps`` are PPO's, after any warm start.
 # These were trained when a run's sub-env i started from env seed seed + i (its first
@@ -274,7 +275,14 @@ _LEGACY_V2_ROWS: tuple[Row, ...] = (
         )
     ),
 )
-V2_ROWS: tuple[Row, ...] = tuple(replace(r, legacy_env_seeds=True) for r in _LEGACY_V2_ROWS)
+V2_ROWS: tuple[Row, ...] = (
+    *(replace(r, legacy_env_seeds=True) for r in _LEGACY_V2_ROWS),
+    *(
+        Row(f"{name}-gru-3m-s{seed}", f"hiddengrid/{name}", 3_000_000, seed=seed, settings=GRU)
+        for name in ("InvertedTreasure-v0", "InvertedTreasure-Scout-v0")
+        for seed in (1, 2)
+    ),
+)
 V2_DIR = Path(V2_DIR_NAME)
 REFERENCE_AGENTS = ("random", "heuristic", "oracle")  # the lines drawn and scored beside
 # Held-out episodes start here: a training run's sub-env i starts from env seed seed + i, so

@@ -11,7 +11,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from hiddengrid.train import PPOConfig, PPOTrainer, train  # noqa: E402
-from hiddengrid.train.baselines import HELD_OUT_SEED, V2_ROWS  # noqa: E402
+from hiddengrid.train.baselines import _LEGACY_V2_ROWS, HELD_OUT_SEED, V2_ROWS  # noqa: E402
 from hiddengrid.train.checkpoint import load_checkpoint  # noqa: E402
 from hiddengrid.train.config import TRAIN_ENV_SEED  # noqa: E402
 from hiddengrid.train.trainer import REFERENCE_SEED  # noqa: E402
@@ -45,7 +45,10 @@ def test_legacy_env_seeds_are_seed_plus_i_as_the_published_rows_were_trained(
 ) -> None:
     first, trainer = _first_observations(tmp_path / "a", seed=3, legacy_env_seeds=True)
     assert np.array_equal(first, np.array(trainer.env.reset(seed=3)[0]))
-    assert all(row.config()["legacy_env_seeds"] for row in V2_ROWS)
+    # the rows trained before the setting keep their seeds, the rows after it do not
+    legacy = len(_LEGACY_V2_ROWS)
+    assert all(row.config()["legacy_env_seeds"] for row in V2_ROWS[:legacy])
+    assert not any(row.config()["legacy_env_seeds"] for row in V2_ROWS[legacy:])
 
 
 def test_a_checkpoint_from_before_the_setting_loads_as_legacy(tmp_path: Path) -> None:
