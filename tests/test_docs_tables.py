@@ -147,6 +147,23 @@ def test_trainer_v2_rows_are_on_the_pages_of_their_envs() -> None:
         assert on_page, f"{page} shows none of trainer v2's rows"
 
 
+def test_every_published_v2_row_is_scored_on_held_out_episodes_and_ships_its_checkpoint() -> None:
+    pytest.importorskip("torch")  # the rows' module is the trainer's
+    from hiddengrid.train.baselines import HELD_OUT_SEED, V2_ROWS
+
+    names = {row.name for row in V2_ROWS}
+    for r in load_sources(ROOT)["v2"]:
+        if "run" not in r:
+            continue
+        assert r["run"] in names, f"{r['run']} is published but is no row of V2_ROWS"
+        assert (ROOT / r["checkpoint"]).is_file(), f"{r['run']}: no checkpoint"
+        episodes = r["episodes"]
+        assert r.get("heldout_seeds") == f"{HELD_OUT_SEED}..{HELD_OUT_SEED + episodes - 1}", (
+            f"{r['run']} is not scored on held-out episodes "
+            "(python -m hiddengrid.train.baselines --v2 --score-only --held-out --only NAME)"
+        )
+
+
 def test_trainer_v2_table_puts_the_envs_agents_first_and_keeps_small_rates_readable() -> None:
     rows = [
         {
