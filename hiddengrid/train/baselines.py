@@ -279,8 +279,16 @@ V2_ROWS: tuple[Row, ...] = (
     *(replace(r, legacy_env_seeds=True) for r in _LEGACY_V2_ROWS),
     *(
         Row(f"{name}-gru-3m-s{seed}", f"hiddengrid/{name}", 3_000_000, seed=seed, settings=GRU)
-        for name in ("InvertedTreasure-v0", "InvertedTreasure-Scout-v0")
-        for seed in (1, 2)
+        for name, seed in (
+            ("InvertedTreasure-v0", 1),
+            ("InvertedTreasure-v0", 2),
+            ("InvertedTreasure-Scout-v0", 1),
+            ("InvertedTreasure-Scout-v0", 2),
+            ("SquadRecon-v0", 1),
+            ("SquadRecon-v0", 2),
+            ("FieldCipher-v0", 1),
+            ("Megacity-v0", 1),
+        )
     ),
 )
 V2_DIR = Path(V2_DIR_NAME)
