@@ -11,6 +11,8 @@ agents on episodes 0..9,999 (episode ``k`` is ``reset(seed=k)``, with the env ar
 row was trained on, as ``hiddengrid eval --agent ppo --checkpoint FILE`` does), writes
 ``docs/baselines/trainer_v2/results.json``, each row's curve ``docs/images/<name>.png``
 (FieldCipher also ``<name>-slots.png``, per-slot accuracy) and prints the Markdown table.
+``--greedy`` also scores each checkpoint's most likely actions, ``--held-out`` its sampled play
+on episodes from :data:`HELD_OUT_SEED`, which no training run met.
 
 The first trainer's grid (:data:`GRID`, several seeds per (env, policy))::
 
@@ -259,13 +261,7 @@ _LEGACY_V2_ROWS: tuple[Row, ...] = (
     Row("SquadRecon-v0-mlp-10m-s0", "hiddengrid/SquadRecon-v0", 10_000_000),
     Row("Megacity-v0-mlp-10m-s0", "hiddengrid/Megacity-v0", 10_000_000),
     *(
-        Row(
-            f"{name}-gru-3m-s{seed}",
-            f"hiddengrid/{name}",
-            3_000_000,
-            seed=seed,
-            settings={"policy": "gru"},
-        )
+        Row(f"{name}-gru-3m-s{seed}", f"hiddengrid/{name}", 3_000_000, seed=seed, settings=GRU)
         for name, seed in (
             ("FieldCipher-v0", 0),
             ("SquadRecon-v0", 0),
@@ -293,8 +289,8 @@ V2_ROWS: tuple[Row, ...] = (
 )
 V2_DIR = Path(V2_DIR_NAME)
 REFERENCE_AGENTS = ("random", "heuristic", "oracle")  # the lines drawn and scored beside
-# Held-out episodes start here: a training run's sub-env i starts from env seed seed + i, so
-# the first episodes of its sub-envs are published episodes (0..255 of 0..9,999); no run,
+# Held-out episodes start here: a legacy row's sub-env i started from env seed seed + i, so
+# the first episodes of its sub-envs are published episodes (0..257 of 0..9,999); no run,
 # reference line (1,000,000 on) or imitated agent's stream (3,000,000 on) comes near this.
 HELD_OUT_SEED = 5_000_000
 
