@@ -88,6 +88,16 @@ class Row:
 
 MEGACITY_LEVEL0 = {"env_kwargs": {"level": 0}}
 GRU = {"policy": "gru"}
+
+
+def _gru_rows(*runs: tuple[str, int]) -> tuple[Row, ...]:
+    """Plain PPO with a GRU policy for 3M env steps, one row per (env name, training seed)."""
+    return tuple(
+        Row(f"{name}-gru-3m-s{seed}", f"hiddengrid/{name}", 3_000_000, seed=seed, settings=GRU)
+        for name, seed in runs
+    )
+
+
 V2_DIR_NAME = "docs/baselines/trainer_v2"
 # Only the rows that were run and published; a row's ``steps`` are PPO's, after any warm start.
 # These were trained when a run's sub-env i started from env seed seed + i (its first
@@ -260,31 +270,25 @@ _LEGACY_V2_ROWS: tuple[Row, ...] = (
     # The grid's empty cells: plain PPO on SquadRecon and Megacity at 10M, a GRU on every id.
     Row("SquadRecon-v0-mlp-10m-s0", "hiddengrid/SquadRecon-v0", 10_000_000),
     Row("Megacity-v0-mlp-10m-s0", "hiddengrid/Megacity-v0", 10_000_000),
-    *(
-        Row(f"{name}-gru-3m-s{seed}", f"hiddengrid/{name}", 3_000_000, seed=seed, settings=GRU)
-        for name, seed in (
-            ("FieldCipher-v0", 0),
-            ("SquadRecon-v0", 0),
-            ("Megacity-v0", 0),
-            ("AnomalyMapping-v0", 1),
-            ("AnomalyMapping-v0", 2),
-        )
+    *_gru_rows(
+        ("FieldCipher-v0", 0),
+        ("SquadRecon-v0", 0),
+        ("Megacity-v0", 0),
+        ("AnomalyMapping-v0", 1),
+        ("AnomalyMapping-v0", 2),
     ),
 )
 V2_ROWS: tuple[Row, ...] = (
     *(replace(r, legacy_env_seeds=True) for r in _LEGACY_V2_ROWS),
-    *(
-        Row(f"{name}-gru-3m-s{seed}", f"hiddengrid/{name}", 3_000_000, seed=seed, settings=GRU)
-        for name, seed in (
-            ("InvertedTreasure-v0", 1),
-            ("InvertedTreasure-v0", 2),
-            ("InvertedTreasure-Scout-v0", 1),
-            ("InvertedTreasure-Scout-v0", 2),
-            ("SquadRecon-v0", 1),
-            ("SquadRecon-v0", 2),
-            ("FieldCipher-v0", 1),
-            ("Megacity-v0", 1),
-        )
+    *_gru_rows(
+        ("InvertedTreasure-v0", 1),
+        ("InvertedTreasure-v0", 2),
+        ("InvertedTreasure-Scout-v0", 1),
+        ("InvertedTreasure-Scout-v0", 2),
+        ("SquadRecon-v0", 1),
+        ("SquadRecon-v0", 2),
+        ("FieldCipher-v0", 1),
+        ("Megacity-v0", 1),
     ),
 )
 V2_DIR = Path(V2_DIR_NAME)
