@@ -197,6 +197,10 @@ def _small_percent(value: float) -> str:
     return f"{value:.2%}" if 0 < value < 0.01 else format_percent(value)
 
 
+def _env_args(row: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted(row.get("env_kwargs", {}).items()))
+
+
 # A v2 row's optional scores: the field prefix in results.json and the column's name.
 EXTRA_SCORES = (("greedy", "greedy"), ("heldout", "held-out episodes"))
 
@@ -217,7 +221,7 @@ def render_v2(v2: Rows, env_ids: Sequence[str] | None = None) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     groups: dict[tuple[str, str], Rows] = {}
     for r in rows:
-        args = ", ".join(f"{k}={v}" for k, v in sorted(r.get("env_kwargs", {}).items()))
+        args = _env_args(r)
         groups.setdefault((r["env"], args), []).append(r)
     for (env_id, args), group in groups.items():
         for r in sorted(group, key=lambda r: "steps" in r):  # the env's own agents first
@@ -245,7 +249,7 @@ def render_v2_grid(v2: Rows) -> str:
     and their success rates on episodes 0..9,999, from the same rows as :func:`render_v2`."""
     cells: dict[tuple[str, str], dict[str, dict[str, list[dict]]]] = {}
     for r in v2:
-        args = ", ".join(f"{k}={v}" for k, v in sorted(r.get("env_kwargs", {}).items()))
+        args = _env_args(r)
         group = cells.setdefault((r["env"], args), {c: {} for c in GRID_COLUMNS})
         if "steps" not in r:  # the env's own agents are the other table's
             continue
