@@ -349,13 +349,17 @@ def score_v2(
                     refs[agent] = r
                     results.append(_result_row(row.env_id, kwargs, agent, r, wilson_interval))
             references[key] = refs
+
+        def sampled(env: Any, seed: int, c: str = str(ckpt)) -> PPOAgent:
+            return PPOAgent(env, seed, checkpoint=c)
+
         start = time.perf_counter()
         r = run_episodes(
             row.env_id,
             "ppo",
             episodes,
             env_kwargs=kwargs,
-            agent_factory=lambda env, seed, c=str(ckpt): PPOAgent(env, seed, checkpoint=c),
+            agent_factory=sampled,
         )
         with open(docs / f"{row.name}.csv") as fh:
             last = fh.readlines()[-1].split(",")
@@ -395,7 +399,7 @@ def score_v2(
                 episodes,
                 seed=HELD_OUT_SEED,
                 env_kwargs=kwargs,
-                agent_factory=lambda env, seed, c=str(ckpt): PPOAgent(env, seed, checkpoint=c),
+                agent_factory=sampled,
             )
             results[-1].update(
                 heldout_seeds=f"{HELD_OUT_SEED}..{HELD_OUT_SEED + episodes - 1}",
