@@ -90,10 +90,18 @@ MEGACITY_LEVEL0 = {"env_kwargs": {"level": 0}}
 GRU = {"policy": "gru"}
 
 
-def _gru_rows(*runs: tuple[str, int]) -> tuple[Row, ...]:
-    """Plain PPO with a GRU policy for 3M env steps, one row per (env name, training seed)."""
+def _plain_rows(policy: str, millions: int, *runs: tuple[str, int]) -> tuple[Row, ...]:
+    """Plain PPO (policy "mlp" or "gru") for ``millions`` million env steps, one row per
+    (env name, training seed), default env arguments."""
+    settings = GRU if policy == "gru" else {}
     return tuple(
-        Row(f"{name}-gru-3m-s{seed}", f"hiddengrid/{name}", 3_000_000, seed=seed, settings=GRU)
+        Row(
+            f"{name}-{policy}-{millions}m-s{seed}",
+            f"hiddengrid/{name}",
+            millions * 1_000_000,
+            seed=seed,
+            settings=settings,
+        )
         for name, seed in runs
     )
 
@@ -270,7 +278,9 @@ _LEGACY_V2_ROWS: tuple[Row, ...] = (
     # The grid's empty cells: plain PPO on SquadRecon and Megacity at 10M, a GRU on every id.
     Row("SquadRecon-v0-mlp-10m-s0", "hiddengrid/SquadRecon-v0", 10_000_000),
     Row("Megacity-v0-mlp-10m-s0", "hiddengrid/Megacity-v0", 10_000_000),
-    *_gru_rows(
+    *_plain_rows(
+        "gru",
+        3,
         ("FieldCipher-v0", 0),
         ("SquadRecon-v0", 0),
         ("Megacity-v0", 0),
@@ -280,7 +290,9 @@ _LEGACY_V2_ROWS: tuple[Row, ...] = (
 )
 V2_ROWS: tuple[Row, ...] = (
     *(replace(r, legacy_env_seeds=True) for r in _LEGACY_V2_ROWS),
-    *_gru_rows(
+    *_plain_rows(
+        "gru",
+        3,
         ("InvertedTreasure-v0", 1),
         ("InvertedTreasure-v0", 2),
         ("InvertedTreasure-Scout-v0", 1),
@@ -290,6 +302,16 @@ V2_ROWS: tuple[Row, ...] = (
         ("FieldCipher-v0", 1),
         ("Megacity-v0", 1),
     ),
+    *_plain_rows(
+        "mlp",
+        10,
+        ("SquadRecon-v0", 1),
+        ("SquadRecon-v0", 2),
+        ("Megacity-v0", 1),
+        ("Megacity-v0", 2),
+    ),
+    *_plain_rows("gru", 3, ("FieldCipher-v0", 2), ("Megacity-v0", 2)),
+    *_plain_rows("gru", 10, ("AnomalyMapping-v0", 0)),
 )
 V2_DIR = Path(V2_DIR_NAME)
 REFERENCE_AGENTS = ("random", "heuristic", "oracle")  # the lines drawn and scored beside
