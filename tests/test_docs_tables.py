@@ -18,8 +18,10 @@ from hiddengrid.design.results_table import (
     PAGES,
     load_sources,
     render,
+    render_ablation,
     render_env_speed,
     render_v2,
+    render_versus_pufferl,
     rendered_pages,
     replace_table,
 )
@@ -268,3 +270,51 @@ def test_trainer_v2_grid_puts_each_run_in_its_cell_with_its_budget_and_seeds() -
     assert table[3] == (
         "| `Megacity-v0` | level=0 | none | none | megacity_dagger 2.0M, seed 0: 74.4% |"
     )
+
+
+def _versus(trainer: str, seed: int, success: float, sps: float) -> dict:
+    return {
+        "env_id": "hiddengrid/AnomalyMapping-v0",
+        "trainer": trainer,
+        "seed": seed,
+        "budget": 262144,
+        "success": success,
+        "mean_return": success,
+        "steps_per_second": sps,
+    }
+
+
+def test_the_pufferl_table_pairs_seeds_and_takes_means() -> None:
+    rows = [
+        _versus("hiddengrid", 0, 0.10, 3000.0),
+        _versus("pufferl", 0, 0.20, 1000.0),
+        _versus("hiddengrid", 1, 0.20, 1000.0),
+        _versus("pufferl", 1, 0.30, 1000.0),
+    ]
+    (line,) = render_versus_pufferl(rows).splitlines()[2:]
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells[:7] == [
+        "`AnomalyMapping-v0`",
+        "262,144",
+        "0, 1",
+        "10.0% / 20.0%",
+        "**15.0%**",
+        "20.0% / 30.0%",
+        "**25.0%**",
+    ]
+    assert cells[8] == "2,000 / 1,000 (2.00x)"
+    with pytest.raises(ValueError, match="ran other seeds"):
+        render_versus_pufferl(rows[:3])
+
+
+def test_the_ablation_table_has_a_row_per_variant_in_file_order() -> None:
+    rows = [
+        {"variant": "b", "seed": 1, "success": 0.3},
+        {"variant": "a", "seed": 0, "success": 0.1},
+        {"variant": "b", "seed": 0, "success": 0.1},
+    ]
+    lines = render_ablation(rows).splitlines()[2:]
+    assert lines == [
+        "| `b` | 0, 1 | 10.0% / 30.0% | **20.0%** |",
+        "| `a` | 0 | 10.0% | **10.0%** |",
+    ]

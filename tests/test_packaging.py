@@ -57,3 +57,8 @@ def test_the_ci_runs_exactly_the_readmes_test_command_with_every_integration():
     extras = re.search(r'pip install "\.\[(.*?)\]"', tests[0]).group(1).split(",")
     for extra in ("torchrl", "ray", "rllib", "puffer"):
         assert extra in extras and extra in PROJECT["optional-dependencies"]
+    # PyPI's pufferlib-core wheel links CUDA's runtime: the command rebuilds it for the CPU,
+    # so PuffeRL imports and its tests (tests/train/test_pufferl.py) run instead of skipping
+    rebuild = tests[0].split(" && ")[-2]
+    assert rebuild.startswith("PUFFERLIB_DISABLE_CUDA=1 .venv/bin/pip install --no-build-isolation")
+    assert "--no-binary pufferlib-core" in rebuild and "--no-cache-dir" in rebuild

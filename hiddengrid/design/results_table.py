@@ -26,6 +26,11 @@ retyped. The tables:
   two more give that one.
 - ``v2grid``: how much of the baseline grid (id x feed-forward, recurrent, recipe) the ``v2``
   rows cover, each budget's seeds and success rates in one cell.
+- ``pufferl``: ``hiddengrid train`` against PufferLib's PuffeRL at equal env steps, from
+  ``docs/baselines/trainer_v2/versus_pufferl.json`` (``python -m
+  hiddengrid.train.versus_pufferl`` wrote it); ``vtrace``: what PuffeRL's remaining
+  differences are worth on top of our defaults, from ``docs/baselines/trainer_v2/
+  ablation_vtrace.json`` (``python -m hiddengrid.train.ablation`` wrote it).
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ BENCH = Path("docs/bench/bench.json")
 EVAL = Path("docs/bench/eval.json")
 BASELINES = Path("docs/baselines/results.json")
 V2 = Path("docs/baselines/trainer_v2/results.json")
+VERSUS = Path("docs/baselines/trainer_v2/versus_pufferl.json")
+VTRACE = Path("docs/baselines/trainer_v2/ablation_vtrace.json")
 # The README's markers; an env page uses the same names for its own tables.
 BEGIN = "<!-- results:begin -->"
 END = "<!-- results:end -->"
@@ -274,6 +281,55 @@ def render_v2_grid(v2: Rows) -> str:
     return "\n".join(lines)
 
 
+def render_versus_pufferl(rows: Rows) -> str:
+    """``hiddengrid train`` against PuffeRL at equal env steps (the file
+    ``python -m hiddengrid.train.versus_pufferl`` wrote): per id and budget, each trainer's
+    held-out success per training seed and its mean, the mean returns, and the steps/s."""
+    groups: dict[tuple[str, int], dict[str, Rows]] = {}
+    for r in rows:
+        group = groups.setdefault((r["env_id"], r["budget"]), {"hiddengrid": [], "pufferl": []})
+        group[r["trainer"]].append(r)
+    head = ["env", "env steps", "seeds", "`hiddengrid train`: success per seed", "mean"]
+    head += ["PuffeRL: success per seed", "mean", "mean return (ours / PuffeRL)"]
+    head += ["steps/s (ours / PuffeRL)"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+
+    def mean(runs: Rows, key: str) -> float:
+        return sum(r[key] for r in runs) / len(runs)
+
+    for (env_id, budget), group in groups.items():
+        ours, theirs = (
+            sorted(group[t], key=lambda r: r["seed"]) for t in ("hiddengrid", "pufferl")
+        )
+        if [r["seed"] for r in ours] != [r["seed"] for r in theirs]:
+            raise ValueError(f"{env_id} at {budget:,} steps: the two trainers ran other seeds")
+        cells = [f"`{_short(env_id)}`", f"{budget:,}", ", ".join(str(r["seed"]) for r in ours)]
+        for runs in (ours, theirs):
+            cells.append(" / ".join(_small_percent(r["success"]) for r in runs))
+            cells.append(f"**{_small_percent(mean(runs, 'success'))}**")
+        cells.append(f"{mean(ours, 'mean_return'):.3g} / {mean(theirs, 'mean_return'):.3g}")
+        speed = mean(ours, "steps_per_second"), mean(theirs, "steps_per_second")
+        cells.append(f"{speed[0]:,.0f} / {speed[1]:,.0f} ({speed[0] / speed[1]:.2f}x)")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def render_ablation(rows: Rows) -> str:
+    """An ablation file (``python -m hiddengrid.train.ablation`` wrote it): per variant, the
+    success per training seed and the mean."""
+    groups: dict[str, Rows] = {}
+    for r in rows:
+        groups.setdefault(r["variant"], []).append(r)
+    lines = ["| variant | seeds | success per seed | mean |", "|---|---|---|---|"]
+    for variant, runs in groups.items():
+        runs = sorted(runs, key=lambda r: r["seed"])
+        per = " / ".join(_small_percent(r["success"]) for r in runs)
+        mean = sum(r["success"] for r in runs) / len(runs)
+        seeds = ", ".join(str(r["seed"]) for r in runs)
+        lines.append(f"| `{variant}` | {seeds} | {per} | **{_small_percent(mean)}** |")
+    return "\n".join(lines)
+
+
 # --- speed (hiddengrid bench --json) ----------------------------------------------------------
 
 
@@ -404,6 +460,8 @@ PAGES: dict[str, dict[str, Renderer]] = {
         ),
         "v2": lambda s: render_v2(s["v2"]),
         "v2grid": lambda s: render_v2_grid(s["v2"]),
+        "pufferl": lambda s: render_versus_pufferl(s["versus"]),
+        "vtrace": lambda s: render_ablation(s["vtrace"]),
     },
 }
 
@@ -428,6 +486,8 @@ def load_sources(root: Path = ROOT) -> Sources:
         "eval": json.loads((root / EVAL).read_text()),
         "baselines": json.loads((root / BASELINES).read_text()),
         "v2": json.loads((root / V2).read_text())["rows"],
+        "versus": json.loads((root / VERSUS).read_text()),
+        "vtrace": json.loads((root / VTRACE).read_text()),
     }
 
 

@@ -70,6 +70,9 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "learning_rate": 5e-4,
     },
 }
+# PuffeRL's remaining differences, tried on top of the defaults.
+VARIANTS["defaults_vtrace"] = {**VARIANTS["defaults"], "vtrace_clip": 1.0}
+VARIANTS["defaults_vtrace_cosine"] = {**VARIANTS["defaults_vtrace"], "lr_schedule": "cosine"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""Training speed: our PPO on the native vector env against Stable-Baselines3's PPO.
+"""Training speed: our PPO on the native vector env against Stable-Baselines3's and PuffeRL.
 
 ``hiddengrid bench --train [--env ID]`` runs, in one process and one after the other:
 
@@ -7,7 +7,9 @@
 * SB3 ``PPO("MlpPolicy")`` on ``DummyVecEnv`` of 8 single envs wrapped in
   :class:`~hiddengrid.core.flat.FlatObservation` (the same input vectors), first with SB3's
   own defaults, then with our settings (same network, samples per update, epochs and
-  minibatch size) so the two do the same learning work per step.
+  minibatch size) so the two do the same learning work per step;
+* PufferLib's PuffeRL with the same network, inputs and settings, where it imports
+  (:mod:`hiddengrid.train.pufferl_runner`).
 
 Every run uses one torch thread. It prints steps per second and ratios, and where the time
 goes. Absolute figures move with the machine's load; quote the ratios.
@@ -81,6 +83,24 @@ def sb3(env_id: str, steps: int, matched: bool) -> tuple[float, dict[str, float]
     return done / elapsed, {"env": timer["env"], "other": elapsed - timer["env"]}
 
 
+def pufferl_rows(env_id: str, updates: int) -> list[tuple[str, float, dict[str, float]]]:
+    """PuffeRL with our network, inputs and settings, where it imports; else one line why."""
+    try:
+        from hiddengrid.train.pufferl_runner import import_pufferl, train_pufferl
+
+        import_pufferl()
+    except ImportError as error:
+        print(f"{error} (the training page says how to build it for the CPU)")
+        return []
+    config = PPOConfig(env_id=env_id, total_steps=updates * PPOConfig().steps_per_update)
+    with tempfile.TemporaryDirectory() as tmp:
+        warm = PPOConfig(env_id=env_id, total_steps=2048, num_envs=32, rollout=64)
+        train_pufferl(warm, f"{tmp}/warm.pt")  # compiles the env and the flat writer
+        run = train_pufferl(config, f"{tmp}/run.pt")
+    split = {"env": run.env_seconds, "other": run.seconds - run.env_seconds}
+    return [("PuffeRL, our settings", run.steps_per_second, split)]
+
+
 def _split(seconds: dict[str, float]) -> str:
     total = sum(seconds.values()) or 1.0
     return " / ".join(f"{k} {v / total:.0%}" for k, v in seconds.items())
@@ -104,9 +124,10 @@ def run_train_bench(env_id: str, seconds: float = 1.0, updates: int = 6) -> int:
             ("SB3 PPO, SB3 defaults", *sb3(env_id, per_update * scale, matched=False)),
             ("SB3 PPO, our settings", *sb3(env_id, 2 * per_update * scale, matched=True)),
         ]
+    rows_puffer = pufferl_rows(env_id, updates * scale)
     print(f"PPO training speed on {env_id} (one process, one torch thread, shared machine)")
     print(f"{'trainer':<28} {'steps/s':>10} {'ours x':>7}  where the time goes")
-    for name, value, parts in rows + rows_sb3:
+    for name, value, parts in rows + rows_sb3 + rows_puffer:
         ratio = sps / value
         print(f"{name:<28} {value:>10,.0f} {ratio:>6.1f}x  {_split(parts)}")
     return 0

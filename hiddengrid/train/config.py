@@ -70,8 +70,12 @@ class PPOConfig:
     ``priority`` (0 = off) draws each minibatch's sub-env rollouts with probability
     proportional to their summed absolute advantage to that power (prioritized replay within
     the rollout), weighting the policy loss by ``(n * p) ** -beta`` with ``beta`` rising from
-    ``priority_beta`` towards 1 over the run. ``shaping`` names a potential-based shaping of
-    :mod:`hiddengrid.train.shaping` (training-only; the episode return is unchanged).
+    ``priority_beta`` towards 1 over the run. ``vtrace_clip`` (0 = off) weights each step's
+    one-step error and trace in the refreshed advantages by the policy's probability ratio to
+    the one that collected it, clipped at that value (V-trace, as PufferLib's trainer does);
+    a step's ratio is the one its latest minibatch computed (1 before any). ``shaping`` names
+    a potential-based shaping of :mod:`hiddengrid.train.shaping` (training-only; the
+    episode return is unchanged).
     ``auxiliary`` names a supervised auxiliary task of :mod:`hiddengrid.train.auxiliary`: a
     second head on the encoder predicts training-only labels (the env's hidden state), its
     cross-entropy added to the loss times ``aux_coef``; the policy never reads the labels.
@@ -115,6 +119,7 @@ class PPOConfig:
     value_clip: float = 0.2
     priority: float = 0.8
     priority_beta: float = 0.2
+    vtrace_clip: float = 0.0
     shaping: str = ""
     auxiliary: str = ""
     features: str = ""
@@ -243,7 +248,8 @@ class PPOConfig:
             raise ValueError(
                 f"with priority, num_envs ({self.num_envs}) must be a multiple of minibatches"
             )
-        for name in ("entropy_coef", "value_coef", "value_clip", "priority", "aux_coef"):
+        names = ("entropy_coef", "value_coef", "value_clip", "priority", "aux_coef", "vtrace_clip")
+        for name in names:
             if not getattr(self, name) >= 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
         if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):

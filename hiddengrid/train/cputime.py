@@ -1,12 +1,13 @@
 """Process CPU time per env step of the first trainer's settings against today's defaults.
 
-    python -m hiddengrid.train.cputime [--env ID] [--steps 131072] [--repeats 3]
+    python -m hiddengrid.train.cputime [--env ID] [--steps 131072] [--repeats 3] [--pufferl]
 
 Wall-clock steps/s on a shared machine moves with the other jobs; the CPU time this process
 spends (``time.process_time``: user + system, all its threads) per env step does not, or far
 less. Each repeat trains both variants once, alternating, in this one process after a warm-up
 run that compiles the env's kernels; the table gives each variant's median microseconds of CPU
-per env step and the ratio.
+per env step and the ratio. ``--pufferl`` adds PufferLib's PuffeRL with the same network,
+inputs and settings as the defaults (:mod:`hiddengrid.train.pufferl_runner`) to each repeat.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from hiddengrid.train import train
 from hiddengrid.train.ablation import FIRST
 
 VARIANTS: dict[str, dict[str, Any]] = {"first trainer": FIRST, "trainer v2 (defaults)": {}}
+PUFFERL = "PuffeRL (the defaults' settings)"
 
 
 def cpu_seconds(env_id: str, steps: int, settings: dict[str, Any], folder: Path) -> float:
@@ -39,19 +41,47 @@ def cpu_seconds(env_id: str, steps: int, settings: dict[str, Any], folder: Path)
     return time.process_time() - start
 
 
+def pufferl_cpu_seconds(env_id: str, steps: int, folder: Path) -> float:
+    import torch
+
+    from hiddengrid.train.config import PPOConfig
+    from hiddengrid.train.pufferl_runner import train_pufferl
+
+    torch.set_num_threads(1)  # as hiddengrid train runs by default
+    start = time.process_time()
+    train_pufferl(PPOConfig(env_id=env_id, total_steps=steps), folder / "checkpoint.pt")
+    return time.process_time() - start
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env", default="hiddengrid/AnomalyMapping-v0")
     parser.add_argument("--steps", type=int, default=131_072)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--pufferl", action="store_true", help="also PuffeRL (where it imports)")
     args = parser.parse_args(argv)
     per_step: dict[str, list[float]] = {name: [] for name in VARIANTS}
+    if args.pufferl:
+        from hiddengrid.train.pufferl_runner import import_pufferl
+
+        try:
+            import_pufferl()
+        except ImportError as error:
+            print(f"cputime: {error}", file=sys.stderr)
+            return 2
+        per_step[PUFFERL] = []
     with tempfile.TemporaryDirectory() as tmp:
         cpu_seconds(args.env, 16_384, {}, Path(tmp) / "warmup")  # compiles, loads torch
+        if args.pufferl:
+            pufferl_cpu_seconds(args.env, 16_384, Path(tmp))  # imports PuffeRL
         for k in range(args.repeats):
-            for name, settings in VARIANTS.items():
-                folder = Path(tmp) / f"{len(per_step[name])}-{k}-{abs(hash(name))}"
-                seconds = cpu_seconds(args.env, args.steps, settings, folder)
+            for name in per_step:
+                folder = Path(tmp) / f"{k}-{abs(hash(name))}"
+                if name == PUFFERL:
+                    folder.mkdir()
+                    seconds = pufferl_cpu_seconds(args.env, args.steps, folder)
+                else:
+                    seconds = cpu_seconds(args.env, args.steps, VARIANTS[name], folder)
                 per_step[name].append(seconds / args.steps * 1e6)
     print(f"{args.env}, {args.steps:,} steps per run, {args.repeats} runs each")
     print("| trainer | CPU us per env step (median) | runs |")
@@ -60,8 +90,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, values in per_step.items():
         runs = ", ".join(f"{v:.1f}" for v in values)
         print(f"| {name} | {medians[name]:.1f} | {runs} |")
-    first, second = medians.values()
+    first, second = medians["first trainer"], medians["trainer v2 (defaults)"]
     print(f"trainer v2 uses {second / first:.2f}x the first trainer's CPU per step")
+    if PUFFERL in medians:
+        ratio = medians[PUFFERL] / second
+        print(f"PuffeRL uses {ratio:.2f}x trainer v2's CPU per step (v2: {ratio:.2f}x its speed)")
     return 0
 
 

@@ -309,6 +309,8 @@ class PPOTrainer:
         self.obs = torch.zeros((t, n, self.inputs.size), device=dev)
         self.actions = torch.zeros((t, n, len(self.nvec)), dtype=torch.long, device=dev)
         self.logps = torch.zeros((t, n), device=dev)
+        self.ratios: torch.Tensor | None = None  # V-trace's, during an update (_learn)
+        self.last_ratio = torch.ones(0, device=dev)  # of the last minibatch's valid steps
         self.values = torch.zeros((t, n), device=dev)
         self.rewards = torch.zeros((t, n), device=dev)
         self.dones = torch.zeros((t, n), dtype=torch.bool, device=dev)
@@ -588,12 +590,18 @@ class PPOTrainer:
         """GAE over the rollout from ``values``; returns (advantages, value targets).
 
         Runs before every minibatch with refreshed values: the one-step errors are computed
-        for the whole rollout at once, and only the backward recursion loops over steps."""
+        for the whole rollout at once, and only the backward recursion loops over steps.
+        During an update with ``vtrace_clip``, the errors and traces are weighted by the
+        steps' latest probability ratios (``self.ratios``) clipped there."""
         cfg = self.config
         carry = (~self.dones).float()
         following = torch.cat([values[1:], self.next_value[None]])
         deltas = self.rewards + cfg.gamma * following * carry - values
         decay = cfg.gamma * cfg.gae_lambda * carry
+        if cfg.vtrace_clip > 0 and self.ratios is not None:
+            clipped = self.ratios.clamp(max=cfg.vtrace_clip)
+            deltas = deltas * clipped
+            decay = decay * clipped
         advantages = torch.empty_like(deltas)
         last = torch.zeros_like(self.next_value)
         for t in range(cfg.rollout - 1, -1, -1):
@@ -623,6 +631,7 @@ class PPOTrainer:
             adv = adv * weight[valid]
         log_ratio = logp - old
         ratio = log_ratio.exp()
+        self.last_ratio = ratio.detach()
         pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
         value_error = (values - ret).pow(2)
         if cfg.value_clip > 0:
@@ -677,6 +686,8 @@ class PPOTrainer:
         # The values the advantages start from; with refresh_advantages each minibatch writes
         # the values it just predicted back, and the next recomputes the advantages from them.
         values = self.values.clone()
+        # every step's ratio to the collecting policy, as its latest minibatch left it
+        self.ratios = torch.ones_like(values) if cfg.vtrace_clip > 0 else None
         advantages, returns = self._advantages(values)
         totals: dict[str, float] = {}
         count = 0
@@ -704,9 +715,14 @@ class PPOTrainer:
                 self.backward_seconds += time.perf_counter() - tock
                 if cfg.refresh_advantages:
                     values[index] = new_values.detach()
+                if self.ratios is not None:
+                    cells = self.ratios[index]
+                    cells[self.valid[index]] = self.last_ratio
+                    self.ratios[index] = cells
                 for key, value in stats.items():
                     totals[key] = totals.get(key, 0.0) + value
                 count += 1
+        self.ratios = None
         return {key: value / max(count, 1) for key, value in totals.items()}
 
 

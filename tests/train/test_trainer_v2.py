@@ -411,3 +411,52 @@ def test_shaping_is_refused_for_another_env_or_an_unknown_name() -> None:
         PPOConfig(shaping="field_cipher_slots")
     with pytest.raises(ValueError, match="shaping must be one of field_cipher_slots"):
         PPOConfig(shaping="more_reward")
+
+
+def test_vtrace_weights_errors_and_traces_by_the_clipped_ratios(tmp_path: Path) -> None:
+    config = PPOConfig(
+        env_id=ENV, total_steps=1, num_envs=1, rollout=3, minibatches=1, vtrace_clip=1.0
+    )
+    t = PPOTrainer(
+        PPOConfig.from_dict({**config.as_dict(), "gamma": 0.5, "gae_lambda": 0.5}), tmp_path
+    )
+    t.rewards[:, 0] = torch.tensor([1.0, 0.0, 2.0])
+    t.values[:, 0] = torch.tensor([0.4, 0.2, 0.8])
+    t.dones[:, 0] = torch.tensor([False, False, False])
+    t.next_value = torch.tensor([1.0])
+    plain, _ = t._advantages(t.values)
+    t.ratios = torch.ones(3, 1)
+    assert torch.allclose(t._advantages(t.values)[0], plain)  # ratios of 1: plain GAE
+    t.ratios = torch.tensor([[0.5], [2.0], [0.25]])  # 2.0 is clipped to 1
+    adv, ret = t._advantages(t.values)
+    g = 0.5
+    d = [1.0 + g * 0.2 - 0.4, 0.0 + g * 0.8 - 0.2, 2.0 + g * 1.0 - 0.8]
+    a2 = 0.25 * d[2]
+    a1 = 1.0 * d[1] + g * g * 1.0 * a2
+    a0 = 0.5 * d[0] + g * g * 0.5 * a1
+    np.testing.assert_allclose(adv[:, 0].numpy(), [a0, a1, a2], rtol=1e-6)
+    np.testing.assert_allclose(ret[:, 0].numpy(), [a0 + 0.4, a1 + 0.2, a2 + 0.8], rtol=1e-6)
+
+
+def test_an_update_with_vtrace_tracks_each_steps_latest_ratio(tmp_path: Path) -> None:
+    t = trainer(tmp_path, vtrace_clip=1.0, epochs=2, minibatches=2, priority=0.0)
+    t._collect()
+    seen = []
+    original = t._advantages
+
+    def spy(values: torch.Tensor) -> object:
+        seen.append(None if t.ratios is None else t.ratios.clone())
+        return original(values)
+
+    t._advantages = spy  # type: ignore[method-assign]
+    t._learn()
+    assert len(seen) == 4
+    # a minibatch's ratios are computed before its optimizer step: the first ran on the
+    # collecting network (ratio 1); the second, one step later, left its own steps' ratios
+    assert torch.equal(seen[0], torch.ones_like(seen[0]))
+    assert torch.equal(seen[1], torch.ones_like(seen[1]))
+    trained = seen[2] != 1
+    assert trained.any() and not trained.all()
+    assert t.ratios is None  # only during an update
+    with pytest.raises(ValueError, match="vtrace_clip must be >= 0"):
+        PPOConfig(vtrace_clip=-1.0)
