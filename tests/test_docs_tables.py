@@ -307,14 +307,16 @@ def test_the_pufferl_table_pairs_seeds_and_takes_means() -> None:
         render_versus_pufferl(rows[:3])
 
 
-def test_the_ablation_table_has_a_row_per_variant_in_file_order() -> None:
+def test_the_ablation_table_has_a_row_per_env_budget_and_variant_in_file_order() -> None:
+    am, it = "hiddengrid/AnomalyMapping-v0", "hiddengrid/InvertedTreasure-Scout-v0"
     rows = [
-        {"variant": "b", "seed": 1, "success": 0.3},
-        {"variant": "a", "seed": 0, "success": 0.1},
-        {"variant": "b", "seed": 0, "success": 0.1},
+        {"env_id": am, "steps": 100, "variant": "b", "seed": 1, "success": 0.3},
+        {"env_id": am, "steps": 100, "variant": "a", "seed": 0, "success": 0.1},
+        {"env_id": am, "steps": 100, "variant": "b", "seed": 0, "success": 0.1},
+        {"env_id": it, "steps": 2000, "variant": "b", "seed": 0, "success": 0.5},
     ]
-    lines = render_ablation(rows).splitlines()[2:]
-    assert lines == [
-        "| `b` | 0, 1 | 10.0% / 30.0% | **20.0%** |",
-        "| `a` | 0 | 10.0% | **10.0%** |",
+    assert render_ablation(rows).splitlines()[2:] == [
+        "| `AnomalyMapping-v0` | 100 | `b` | 0, 1 | 10.0% / 30.0% | **20.0%** |",
+        "| `AnomalyMapping-v0` | 100 | `a` | 0 | 10.0% | **10.0%** |",
+        "| `InvertedTreasure-Scout-v0` | 2,000 | `b` | 0 | 50.0% | **50.0%** |",
     ]

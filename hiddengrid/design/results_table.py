@@ -315,18 +315,20 @@ def render_versus_pufferl(rows: Rows) -> str:
 
 
 def render_ablation(rows: Rows) -> str:
-    """An ablation file (``python -m hiddengrid.train.ablation`` wrote it): per variant, the
-    success per training seed and the mean."""
-    groups: dict[str, Rows] = {}
+    """An ablation file (``python -m hiddengrid.train.ablation`` wrote it): per env, budget
+    and variant, the success per training seed and the mean."""
+    groups: dict[tuple[str, int, str], Rows] = {}
     for r in rows:
-        groups.setdefault(r["variant"], []).append(r)
-    lines = ["| variant | seeds | success per seed | mean |", "|---|---|---|---|"]
-    for variant, runs in groups.items():
+        groups.setdefault((r["env_id"], r["steps"], r["variant"]), []).append(r)
+    lines = ["| env | env steps | variant | seeds | success per seed | mean |"]
+    lines.append("|---|---|---|---|---|---|")
+    for (env_id, steps, variant), runs in groups.items():
         runs = sorted(runs, key=lambda r: r["seed"])
         per = " / ".join(_small_percent(r["success"]) for r in runs)
         mean = sum(r["success"] for r in runs) / len(runs)
         seeds = ", ".join(str(r["seed"]) for r in runs)
-        lines.append(f"| `{variant}` | {seeds} | {per} | **{_small_percent(mean)}** |")
+        cells = [f"`{_short(env_id)}`", f"{steps:,}", f"`{variant}`", seeds, per]
+        lines.append("| " + " | ".join(cells) + f" | **{_small_percent(mean)}** |")
     return "\n".join(lines)
 
 
