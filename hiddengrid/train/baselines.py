@@ -302,16 +302,8 @@ V2_ROWS: tuple[Row, ...] = (
         ("FieldCipher-v0", 1),
         ("Megacity-v0", 1),
     ),
-    *_plain_rows(
-        "mlp",
-        10,
-        ("SquadRecon-v0", 1),
-        ("SquadRecon-v0", 2),
-        ("Megacity-v0", 1),
-        ("Megacity-v0", 2),
-    ),
+    *_plain_rows("mlp", 10, ("SquadRecon-v0", 1), ("SquadRecon-v0", 2), ("Megacity-v0", 1)),
     *_plain_rows("gru", 3, ("FieldCipher-v0", 2), ("Megacity-v0", 2)),
-    *_plain_rows("gru", 10, ("AnomalyMapping-v0", 0)),
 )
 V2_DIR = Path(V2_DIR_NAME)
 REFERENCE_AGENTS = ("random", "heuristic", "oracle")  # the lines drawn and scored beside
