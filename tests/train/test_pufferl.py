@@ -33,6 +33,9 @@ try:
 except ImportError as error:
     pytest.skip(str(error), allow_module_level=True)
 
+# PuffeRL's train() is wrapped by torch's elastic error recorder, which warns that it cannot
+# install its fault handler on pytest's captured stderr
+pytestmark = pytest.mark.filterwarnings("ignore:Unable to enable fault handler")
 AM = "hiddengrid/AnomalyMapping-v0"
 SMALL = {"num_envs": 32, "rollout": 16, "minibatches": 2}  # 512 steps per update
 
@@ -147,6 +150,21 @@ def test_versus_pufferl_writes_one_row_per_trainer_and_resumes(tmp_path: Path, m
     monkeypatch.setattr(versus_pufferl, "run_pair", lambda *a: pytest.fail("ran a pair again"))
     assert versus_pufferl.main(args) == 0
     assert json.loads(out.read_text()) == rows
+
+
+def test_versus_pufferl_scores_as_hiddengrid_eval_does(tmp_path: Path, capsys) -> None:
+    from hiddengrid.cli import main
+    from hiddengrid.train import versus_pufferl
+
+    checkpoint = train_pufferl(_config(AM, 512), tmp_path / "run.pt").checkpoint
+    scored = versus_pufferl._score(AM, checkpoint, 40)
+    argv = ["eval", "--env", AM, "--agent", "ppo", "--checkpoint", str(checkpoint)]
+    argv += ["--episodes", "40", "--seed", "5000000", "--json", str(tmp_path / "eval.json")]
+    assert main(argv) == 0
+    capsys.readouterr()
+    (row,) = json.loads((tmp_path / "eval.json").read_text())
+    assert row["success_rate"] == scored["success"]
+    assert row["mean_return"] == scored["mean_return"]
 
 
 def test_versus_pufferl_says_in_one_line_why_puffer_does_not_run(
