@@ -314,9 +314,12 @@ def test_the_ablation_table_has_a_row_per_env_budget_and_variant_in_file_order()
         {"env_id": am, "steps": 100, "variant": "a", "seed": 0, "success": 0.1},
         {"env_id": am, "steps": 100, "variant": "b", "seed": 0, "success": 0.1},
         {"env_id": it, "steps": 2000, "variant": "b", "seed": 0, "success": 0.5},
+        {"env_id": am, "steps": 100, "variant": "b", "seed": 0, "success": 0.2},
     ]
+    rows[-1]["legacy_env_seeds"] = False  # trained with --new-env-seeds: a row of its own
     assert render_ablation(rows).splitlines()[2:] == [
         "| `AnomalyMapping-v0` | 100 | `b` | 0, 1 | 10.0% / 30.0% | **20.0%** |",
         "| `AnomalyMapping-v0` | 100 | `a` | 0 | 10.0% | **10.0%** |",
         "| `InvertedTreasure-Scout-v0` | 2,000 | `b` | 0 | 50.0% | **50.0%** |",
+        "| `AnomalyMapping-v0` | 100 | `b`, new env seeds | 0 | 20.0% | **20.0%** |",
     ]

@@ -316,10 +316,12 @@ def render_versus_pufferl(rows: Rows) -> str:
 
 def render_ablation(rows: Rows) -> str:
     """An ablation file (``python -m hiddengrid.train.ablation`` wrote it): per env, budget
-    and variant, the success per training seed and the mean."""
+    and variant (and env seeds: runs with ``--new-env-seeds`` apart), the success per training
+    seed and the mean."""
     groups: dict[tuple[str, int, str], Rows] = {}
     for r in rows:
-        groups.setdefault((r["env_id"], r["steps"], r["variant"]), []).append(r)
+        note = "" if r.get("legacy_env_seeds", True) else ", new env seeds"
+        groups.setdefault((r["env_id"], r["steps"], f"`{r['variant']}`{note}"), []).append(r)
     lines = ["| env | env steps | variant | seeds | success per seed | mean |"]
     lines.append("|---|---|---|---|---|---|")
     for (env_id, steps, variant), runs in groups.items():
@@ -327,7 +329,7 @@ def render_ablation(rows: Rows) -> str:
         per = " / ".join(_small_percent(r["success"]) for r in runs)
         mean = sum(r["success"] for r in runs) / len(runs)
         seeds = ", ".join(str(r["seed"]) for r in runs)
-        cells = [f"`{_short(env_id)}`", f"{steps:,}", f"`{variant}`", seeds, per]
+        cells = [f"`{_short(env_id)}`", f"{steps:,}", variant, seeds, per]
         lines.append("| " + " | ".join(cells) + f" | **{_small_percent(mean)}** |")
     return "\n".join(lines)
 

@@ -84,6 +84,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--eval-seed", type=int, default=0)
     parser.add_argument("--variant", action="append", choices=sorted(VARIANTS))
     parser.add_argument("--runs", default="runs/ablation")
+    parser.add_argument(
+        "--new-env-seeds",
+        action="store_true",
+        help="train from PPOConfig.env_seed (as hiddengrid train and versus_pufferl do), not "
+        "from the legacy seed + i the published ablation used",
+    )
     args = parser.parse_args(argv)
     runs = Path(args.runs)
     table_path = runs / "ablation.json"
@@ -99,7 +105,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 out_dir=out,
                 progress=False,
                 reference_episodes=0,
-                legacy_env_seeds=True,  # the seeds the published ablation was trained with
+                # the published ablation was trained with the legacy env seeds
+                legacy_env_seeds=not args.new_env_seeds,
                 **VARIANTS[variant],
             )
             wall = time.perf_counter() - start
@@ -115,6 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "success": scored.success_rate,
                 "episodes": scored.episodes,
                 "eval_seed": args.eval_seed,
+                "legacy_env_seeds": not args.new_env_seeds,
                 "steps_per_second": result.steps_per_second,
                 "wall_seconds": wall,
             }
