@@ -19,6 +19,7 @@ OPTIONAL = (
     "hidden",
     "learning_rate",
     "entropy_coef",
+    "vtrace_clip",
     "threads",
     "imitation",
     "imitation_steps",
@@ -33,6 +34,13 @@ def add_ppo_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--hidden", type=positive_int, help="layer width (default 128)")
     p.add_argument("--learning-rate", type=positive_float, help="Adam step size (default 5e-4)")
     p.add_argument("--entropy-coef", type=nonnegative_float, help="entropy bonus (default 0.01)")
+    p.add_argument(
+        "--vtrace-clip",
+        type=nonnegative_float,
+        metavar="C",
+        help="weight the refreshed advantages by V-trace, ratios clipped at C, as PuffeRL "
+        "does (default 0: off)",
+    )
     p.add_argument("--threads", type=positive_int, help="torch CPU threads (default 1)")
     p.add_argument(
         "--recipe",

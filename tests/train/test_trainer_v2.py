@@ -251,6 +251,8 @@ def one_line_error(args: list[str], cwd: Path) -> str:
         (["--out", "afile"], "is a file; give a folder"),
         (["--out", "afile/sub"], "is a file, not a folder"),
         (["--out", "old"], "already holds a run"),
+        (["--vtrace-clip", "-1"], "--vtrace-clip"),
+        (["--vtrace-clip", "nan"], "--vtrace-clip"),
     ],
 )
 def test_cli_train_refuses_before_any_work(tmp_path: Path, extra: list, message: str) -> None:
@@ -460,3 +462,11 @@ def test_an_update_with_vtrace_tracks_each_steps_latest_ratio(tmp_path: Path) ->
     assert t.ratios is None  # only during an update
     with pytest.raises(ValueError, match="vtrace_clip must be >= 0"):
         PPOConfig(vtrace_clip=-1.0)
+
+
+def test_cli_train_passes_vtrace_clip_to_the_run(tmp_path: Path) -> None:
+    args = ["train", "--env", ENV, "--steps", "64", "--num-envs", "8", "--rollout", "8"]
+    done = run_cli([*args, "--hidden", "8", "--vtrace-clip", "1.5", "--out", "run"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    _, config, _ = load_checkpoint(tmp_path / "run" / "checkpoint.pt")
+    assert config.vtrace_clip == 1.5
