@@ -353,7 +353,8 @@ def add_bench(sub: Any) -> None:
     p.add_argument(
         "--train",
         action="store_true",
-        help="instead: PPO training steps/s, ours against Stable-Baselines3, on the first --env",
+        help="instead: PPO training steps/s, ours against Stable-Baselines3 and (where it "
+        "imports) PuffeRL, on the first --env",
     )
     p.set_defaults(func=cmd_bench)
 
