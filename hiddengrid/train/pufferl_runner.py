@@ -144,7 +144,13 @@ def train_pufferl(config: PPOConfig, checkpoint: str | Path) -> PufferlResult:
 
     Sub-env ``i`` starts from env seed ``config.env_seed + i``, as in ``hiddengrid train``;
     torch's generator is seeded with ``config.seed`` (PuffeRL leaves that to its caller)."""
-    if config.policy != "mlp" or config.shaping or config.auxiliary or config.imitation:
+    extras = (config.shaping, config.auxiliary, config.imitation, config.features)
+    if (
+        config.policy != "mlp"
+        or config.memory_across_episodes
+        or config.init_checkpoint
+        or any(extras)
+    ):
         raise ValueError("PuffeRL runs plain PPO with the feed-forward policy only")
     pufferl = import_pufferl()
     from hiddengrid.integrations.puffer import HiddenGridPufferEnv

@@ -114,7 +114,8 @@ def test_pufferl_trains_on_masked_and_multi_component_actions(env_id: str, tmp_p
 
 
 def test_pufferl_refuses_what_it_cannot_run(tmp_path: Path) -> None:
-    for settings in ({"policy": "gru"}, {"shaping": "field_cipher_slots"}):
+    refused = ({"policy": "gru"}, {"shaping": "field_cipher_slots"}, {"init_checkpoint": "x.pt"})
+    for settings in refused:
         env_id = "hiddengrid/FieldCipher-v0" if "shaping" in settings else AM
         with pytest.raises(ValueError, match="plain PPO with the feed-forward policy"):
             train_pufferl(_config(env_id, 512, **settings), tmp_path / "x.pt")
