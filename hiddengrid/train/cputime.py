@@ -78,7 +78,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             for name in per_step:
                 folder = Path(tmp) / f"{k}-{abs(hash(name))}"
                 if name == PUFFERL:
-                    folder.mkdir()
                     seconds = pufferl_cpu_seconds(args.env, args.steps, folder)
                 else:
                     seconds = cpu_seconds(args.env, args.steps, VARIANTS[name], folder)
