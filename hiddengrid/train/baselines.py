@@ -304,6 +304,17 @@ V2_ROWS: tuple[Row, ...] = (
     ),
     *_plain_rows("mlp", 10, ("SquadRecon-v0", 1), ("SquadRecon-v0", 2), ("Megacity-v0", 1)),
     *_plain_rows("gru", 3, ("FieldCipher-v0", 2), ("Megacity-v0", 2)),
+    *_plain_rows("mlp", 10, ("Megacity-v0", 2)),
+    *_plain_rows(
+        "gru",
+        10,
+        ("AnomalyMapping-v0", 0),
+        ("InvertedTreasure-Scout-v0", 0),
+        ("InvertedTreasure-v0", 0),
+        ("AnomalyMapping-v0", 1),
+        ("InvertedTreasure-Scout-v0", 1),
+        ("InvertedTreasure-v0", 1),
+    ),
 )
 V2_DIR = Path(V2_DIR_NAME)
 REFERENCE_AGENTS = ("random", "heuristic", "oracle")  # the lines drawn and scored beside
