@@ -39,7 +39,7 @@ def add_ppo_options(p: argparse.ArgumentParser) -> None:
         type=nonnegative_float,
         metavar="C",
         help="weight the refreshed advantages by V-trace, ratios clipped at C, as PuffeRL "
-        "does (default 0: off)",
+        "does (default 1; 0 turns it off)",
     )
     p.add_argument("--threads", type=positive_int, help="torch CPU threads (default 1)")
     p.add_argument(

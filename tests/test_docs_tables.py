@@ -285,15 +285,18 @@ def _versus(trainer: str, seed: int, success: float, sps: float) -> dict:
 
 
 def test_the_pufferl_table_pairs_seeds_and_takes_means() -> None:
+    on = {"vtrace_clip": 1.0}
     rows = [
-        _versus("hiddengrid", 0, 0.10, 3000.0),
+        _versus("hiddengrid", 0, 0.04, 9000.0),  # written before vtrace_clip was recorded
+        {**_versus("hiddengrid", 1, 0.06, 9000.0), "vtrace_clip": 0.0},
+        {**_versus("hiddengrid", 0, 0.10, 3000.0), **on},
         _versus("pufferl", 0, 0.20, 1000.0),
-        _versus("hiddengrid", 1, 0.20, 1000.0),
+        {**_versus("hiddengrid", 1, 0.20, 1000.0), **on},
         _versus("pufferl", 1, 0.30, 1000.0),
     ]
     (line,) = render_versus_pufferl(rows).splitlines()[2:]
     cells = [c.strip() for c in line.strip("|").split("|")]
-    assert cells[:7] == [
+    assert cells == [
         "`AnomalyMapping-v0`",
         "262,144",
         "0, 1",
@@ -301,10 +304,14 @@ def test_the_pufferl_table_pairs_seeds_and_takes_means() -> None:
         "**15.0%**",
         "20.0% / 30.0%",
         "**25.0%**",
+        "5.0%",
+        "0.15 / 0.25",
+        "2,000 / 1,000 (2.00x)",
     ]
-    assert cells[8] == "2,000 / 1,000 (2.00x)"
     with pytest.raises(ValueError, match="ran other seeds"):
-        render_versus_pufferl(rows[:3])
+        render_versus_pufferl(rows[:-1])
+    with pytest.raises(ValueError, match="ran other seeds"):  # V-trace off for one seed only
+        render_versus_pufferl(rows[1:])
 
 
 def test_the_ablation_table_has_a_row_per_env_budget_and_variant_in_file_order() -> None:

@@ -284,29 +284,36 @@ def render_v2_grid(v2: Rows) -> str:
 def render_versus_pufferl(rows: Rows) -> str:
     """``hiddengrid train`` against PuffeRL at equal env steps (the file
     ``python -m hiddengrid.train.versus_pufferl`` wrote): per id and budget, each trainer's
-    held-out success per training seed and its mean, the mean returns, and the steps/s."""
+    held-out success per training seed and its mean, ours before V-trace was on by default
+    (its rows without ``vtrace_clip``, or with 0), the mean returns, and the steps/s."""
     groups: dict[tuple[str, int], dict[str, Rows]] = {}
     for r in rows:
-        group = groups.setdefault((r["env_id"], r["budget"]), {"hiddengrid": [], "pufferl": []})
-        group[r["trainer"]].append(r)
+        kind = r["trainer"]
+        if kind == "hiddengrid":
+            kind = "ours" if r.get("vtrace_clip", 0.0) > 0 else "ours_off"
+        group = groups.setdefault((r["env_id"], r["budget"]), {})
+        group.setdefault(kind, []).append(r)
     head = ["env", "env steps", "seeds", "`hiddengrid train`: success per seed", "mean"]
-    head += ["PuffeRL: success per seed", "mean", "mean return (ours / PuffeRL)"]
-    head += ["steps/s (ours / PuffeRL)"]
+    head += ["PuffeRL: success per seed", "mean", "ours, V-trace off: mean"]
+    head += ["mean return (ours / PuffeRL)", "steps/s (ours / PuffeRL)"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
 
     def mean(runs: Rows, key: str) -> float:
         return sum(r[key] for r in runs) / len(runs)
 
     for (env_id, budget), group in groups.items():
-        ours, theirs = (
-            sorted(group[t], key=lambda r: r["seed"]) for t in ("hiddengrid", "pufferl")
+        ours, theirs, off = (
+            sorted(group.get(t, []), key=lambda r: r["seed"])
+            for t in ("ours", "pufferl", "ours_off")
         )
-        if [r["seed"] for r in ours] != [r["seed"] for r in theirs]:
-            raise ValueError(f"{env_id} at {budget:,} steps: the two trainers ran other seeds")
+        seeds = [r["seed"] for r in theirs]
+        if not ours or [r["seed"] for r in ours] != seeds or [r["seed"] for r in off] != seeds:
+            raise ValueError(f"{env_id} at {budget:,} steps: the trainers ran other seeds")
         cells = [f"`{_short(env_id)}`", f"{budget:,}", ", ".join(str(r["seed"]) for r in ours)]
         for runs in (ours, theirs):
             cells.append(" / ".join(_small_percent(r["success"]) for r in runs))
             cells.append(f"**{_small_percent(mean(runs, 'success'))}**")
+        cells.append(_small_percent(mean(off, "success")))
         cells.append(f"{mean(ours, 'mean_return'):.3g} / {mean(theirs, 'mean_return'):.3g}")
         speed = mean(ours, "steps_per_second"), mean(theirs, "steps_per_second")
         cells.append(f"{speed[0]:,.0f} / {speed[1]:,.0f} ({speed[0] / speed[1]:.2f}x)")

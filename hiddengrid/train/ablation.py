@@ -6,10 +6,11 @@ every checkpoint on held-out episodes, print the table.
 Variants (see :data:`VARIANTS`; each is a complete set of settings): ``first`` (the first
 trainer: next-step autoreset, advantages computed once per rollout, no value clipping, linear
 learning-rate anneal), ``core`` (those four changed), ``core`` with one of the four put back,
-then the further changes one at a time up to ``defaults`` (today's). Each run trains into
-``RUNS/<variant>-s<seed>`` and is scored like ``hiddengrid eval --agent ppo --checkpoint
-...``: episode ``k`` is the first episode of ``reset(seed=EVAL_SEED + k)``. Writes
-``RUNS/ablation.json`` and prints a Markdown table.
+then the further changes one at a time up to ``defaults`` (the defaults it chose), then
+PuffeRL's remaining differences on top (``defaults_vtrace`` is today's defaults). Each run
+trains into ``RUNS/<variant>-s<seed>`` and is scored like ``hiddengrid eval --agent ppo
+--checkpoint ...``: episode ``k`` is the first episode of ``reset(seed=EVAL_SEED + k)``.
+Writes ``RUNS/ablation.json`` and prints a Markdown table.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ FIRST: dict[str, Any] = {
     "learning_rate": 3e-4,
     "adam_eps": 1e-5,
     "priority": 0.0,
+    "vtrace_clip": 0.0,
 }
 # The first four details PuffeRL has and the first trainer lacked, with the first trainer's
 # step size and Adam settings.
@@ -46,7 +48,8 @@ CORE: dict[str, Any] = {
     "lr_schedule": "cosine",
 }
 # Each row is a complete set of settings, so a change of defaults leaves the table meaning
-# what it did. The last row is today's defaults.
+# what it did. ``defaults`` is the defaults the ablation chose (V-trace off);
+# ``defaults_vtrace`` below is today's.
 VARIANTS: dict[str, dict[str, Any]] = {
     "first": FIRST,
     "core": CORE,
@@ -70,7 +73,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "learning_rate": 5e-4,
     },
 }
-# PuffeRL's remaining differences, tried on top of the defaults.
+# PuffeRL's remaining differences, tried on top of those defaults; the first became the
+# default.
 VARIANTS["defaults_vtrace"] = {**VARIANTS["defaults"], "vtrace_clip": 1.0}
 VARIANTS["defaults_vtrace_cosine"] = {**VARIANTS["defaults_vtrace"], "lr_schedule": "cosine"}
 

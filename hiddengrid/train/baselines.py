@@ -67,6 +67,7 @@ class Row:
     seed: int = 0
     settings: dict[str, Any] = field(default_factory=dict)  # more PPOConfig fields
     legacy_env_seeds: bool = False  # trained with env seeds seed + i (PPOConfig's setting)
+    vtrace_clip: float | None = None  # None: PPOConfig's default
 
     @property
     def label(self) -> str:
@@ -83,7 +84,9 @@ class Row:
 
         base = recipe_settings(self.recipe, self.env_id) if self.recipe else {}
         fixed = {"seed": self.seed, "total_steps": self.steps}
-        return {**base, **self.settings, **fixed, "legacy_env_seeds": self.legacy_env_seeds}
+        pinned = {} if self.vtrace_clip is None else {"vtrace_clip": self.vtrace_clip}
+        config = {**base, **self.settings, **fixed, **pinned}
+        return {**config, "legacy_env_seeds": self.legacy_env_seeds}
 
 
 MEGACITY_LEVEL0 = {"env_kwargs": {"level": 0}}
@@ -288,7 +291,9 @@ _LEGACY_V2_ROWS: tuple[Row, ...] = (
         ("AnomalyMapping-v0", 2),
     ),
 )
-V2_ROWS: tuple[Row, ...] = (
+# Every row below was trained before V-trace was on by default: each keeps it off, so that
+# the grid is one trainer's and each row reruns bit for bit.
+_VTRACE_OFF_ROWS: tuple[Row, ...] = (
     *(replace(r, legacy_env_seeds=True) for r in _LEGACY_V2_ROWS),
     *_plain_rows(
         "gru",
@@ -316,6 +321,7 @@ V2_ROWS: tuple[Row, ...] = (
         ("InvertedTreasure-v0", 1),
     ),
 )
+V2_ROWS: tuple[Row, ...] = tuple(replace(r, vtrace_clip=0.0) for r in _VTRACE_OFF_ROWS)
 V2_DIR = Path(V2_DIR_NAME)
 REFERENCE_AGENTS = ("random", "heuristic", "oracle")  # the lines drawn and scored beside
 # Held-out episodes start here: a legacy row's sub-env i started from env seed seed + i, so

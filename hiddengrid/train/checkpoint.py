@@ -78,8 +78,10 @@ def load_checkpoint(
     if not isinstance(data["config"], dict):
         raise ValueError(f"checkpoint {name!r} is damaged: its config is not a table")
     try:
-        # a checkpoint written before legacy_env_seeds existed was trained with those seeds
-        config = PPOConfig.from_dict({"legacy_env_seeds": True, **data["config"]})
+        # a checkpoint written before legacy_env_seeds (or vtrace_clip) existed was trained
+        # with those seeds (and without V-trace)
+        old = {"legacy_env_seeds": True, "vtrace_clip": 0.0}
+        config = PPOConfig.from_dict({**old, **data["config"]})
     except (TypeError, ValueError) as exc:
         raise ValueError(f"checkpoint {name!r} has bad settings: {exc}") from None
     nvec, obs_size = data["nvec"], data["obs_size"]

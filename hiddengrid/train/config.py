@@ -73,7 +73,8 @@ class PPOConfig:
     ``priority_beta`` towards 1 over the run. ``vtrace_clip`` (0 = off) weights each step's
     one-step error and trace in the refreshed advantages by the policy's probability ratio to
     the one that collected it, clipped at that value (V-trace, as PufferLib's trainer does);
-    a step's ratio is the one its latest minibatch computed (1 before any). ``shaping`` names
+    a step's ratio is the one its latest minibatch computed (1 before any). Checkpoints
+    written before it was on by default load with 0, as they were trained. ``shaping`` names
     a potential-based shaping of :mod:`hiddengrid.train.shaping` (training-only; the
     episode return is unchanged).
     ``auxiliary`` names a supervised auxiliary task of :mod:`hiddengrid.train.auxiliary`: a
@@ -119,7 +120,7 @@ class PPOConfig:
     value_clip: float = 0.2
     priority: float = 0.8
     priority_beta: float = 0.2
-    vtrace_clip: float = 0.0
+    vtrace_clip: float = 1.0
     shaping: str = ""
     auxiliary: str = ""
     features: str = ""

@@ -7,9 +7,10 @@ network, inputs and PPO settings (:mod:`hiddengrid.train.pufferl_runner`), both 
 streams (sub-env ``i`` from ``PPOConfig.env_seed + i``) and with one torch thread, one after
 the other in this process; then scores both checkpoints like ``hiddengrid eval --agent ppo
 --checkpoint FILE --seed 5000000`` on the held-out episodes no training run met. Each finished
-pair is appended to ``--out`` at once (a pair already there is skipped, so an interrupted run
-resumes); ``python -m hiddengrid.design.results_table`` draws the training page's table from
-that file.
+run is appended to ``--out`` at once; a run already there is skipped (ours per
+``vtrace_clip``, so our rows trained before V-trace was on by default stay beside the new
+ones), so an interrupted comparison resumes. ``python -m hiddengrid.design.results_table``
+draws the training page's table from that file.
 """
 
 from __future__ import annotations
@@ -51,11 +52,13 @@ def _score(env_id: str, checkpoint: Path, episodes: int) -> dict[str, float]:
     return {"success": scored.success_rate, "mean_return": scored.mean_return}
 
 
-def run_pair(env_id: str, steps: int, seed: int, episodes: int) -> list[dict[str, Any]]:
-    """Both trainers on one id and seed for ``steps`` env steps: one result row each."""
+def run_pair(
+    env_id: str, steps: int, seed: int, episodes: int, trainers: Sequence[str] = TRAINERS
+) -> list[dict[str, Any]]:
+    """The trainers on one id and seed for ``steps`` env steps: one result row each."""
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for trainer in TRAINERS:
+        for trainer in trainers:
             start = time.perf_counter()
             if trainer == "hiddengrid":
                 result = train(
@@ -72,10 +75,12 @@ def run_pair(env_id: str, steps: int, seed: int, episodes: int) -> list[dict[str
                 run = train_pufferl(config, f"{tmp}/pufferl.pt")
                 checkpoint, done, sps = run.checkpoint, run.steps, run.steps_per_second
             wall = time.perf_counter() - start
+            ours = {"vtrace_clip": PPOConfig().vtrace_clip} if trainer == "hiddengrid" else {}
             rows.append(
                 {
                     "env_id": env_id,
                     "trainer": trainer,
+                    **ours,
                     "seed": seed,
                     "budget": steps,
                     "steps": done,
@@ -87,6 +92,18 @@ def run_pair(env_id: str, steps: int, seed: int, episodes: int) -> list[dict[str
                 }
             )
     return rows
+
+
+def run_key(row: dict[str, Any]) -> tuple[Any, ...]:
+    """What makes a run the same run: our rows written before ``vtrace_clip`` was recorded
+    were trained with it off."""
+    ours = row.get("vtrace_clip", 0.0) if row["trainer"] == "hiddengrid" else None
+    return row["env_id"], row["budget"], row["seed"], row["trainer"], ours
+
+
+def _planned(env_id: str, steps: int, seed: int, trainer: str) -> dict[str, Any]:
+    row = {"env_id": env_id, "budget": steps, "seed": seed, "trainer": trainer}
+    return {**row, "vtrace_clip": PPOConfig().vtrace_clip}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -104,12 +121,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     torch.set_num_threads(1)
     rows: list[dict[str, Any]] = json.loads(args.out.read_text()) if args.out.exists() else []
-    done = {(r["env_id"], r["budget"], r["seed"]) for r in rows}
+    done = {run_key(r) for r in rows}
     for env_id in args.env or ENV_IDS:
         for seed in args.seeds:
-            if (env_id, args.steps, seed) in done:
+            wanted = [
+                t for t in TRAINERS if run_key(_planned(env_id, args.steps, seed, t)) not in done
+            ]
+            if not wanted:
                 continue
-            pair = run_pair(env_id, args.steps, seed, args.episodes)
+            pair = run_pair(env_id, args.steps, seed, args.episodes, wanted)
             rows.extend(pair)
             args.out.parent.mkdir(parents=True, exist_ok=True)
             args.out.write_text(json.dumps(rows, indent=1) + "\n")

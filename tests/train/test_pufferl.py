@@ -145,12 +145,35 @@ def test_versus_pufferl_writes_one_row_per_trainer_and_resumes(tmp_path: Path, m
     assert versus_pufferl.main(args) == 0
     rows = json.loads(out.read_text())
     assert [r["trainer"] for r in rows] == ["hiddengrid", "pufferl"]
+    assert rows[0]["vtrace_clip"] == 1.0 and "vtrace_clip" not in rows[1]  # ours' default
     for row in rows:
         assert row["steps"] == 16384 and row["budget"] == 16384 and row["episodes"] == 30
         assert row["eval_seed"] == 5_000_000 and 0 <= row["success"] <= 1
     monkeypatch.setattr(versus_pufferl, "run_pair", lambda *a: pytest.fail("ran a pair again"))
     assert versus_pufferl.main(args) == 0
     assert json.loads(out.read_text()) == rows
+
+
+def test_versus_pufferl_reruns_only_ours_when_our_default_changed(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from hiddengrid.train import versus_pufferl
+
+    out = tmp_path / "versus.json"
+    base = {"env_id": AM, "budget": 16384, "seed": 0}
+    old = [{**base, "trainer": "hiddengrid"}, {**base, "trainer": "pufferl"}]  # before V-trace
+    out.write_text(json.dumps(old))
+    asked = []
+
+    def run_pair(env_id, steps, seed, episodes, trainers):
+        asked.append((env_id, steps, seed, list(trainers)))
+        return [{**base, "trainer": t, "vtrace_clip": 1.0} for t in trainers]
+
+    monkeypatch.setattr(versus_pufferl, "run_pair", run_pair)
+    args = ["--env", AM, "--steps", "16384", "--seeds", "0", "1", "--out", str(out)]
+    assert versus_pufferl.main(args) == 0
+    assert asked == [(AM, 16384, 0, ["hiddengrid"]), (AM, 16384, 1, ["hiddengrid", "pufferl"])]
+    assert json.loads(out.read_text())[:2] == old
 
 
 def test_versus_pufferl_scores_as_hiddengrid_eval_does(tmp_path: Path, capsys) -> None:
