@@ -470,3 +470,36 @@ def test_cli_train_passes_vtrace_clip_to_the_run(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     _, config, _ = load_checkpoint(tmp_path / "run" / "checkpoint.pt")
     assert config.vtrace_clip == 1.5
+
+
+def test_vtrace_is_on_by_default_and_a_checkpoint_from_before_loads_with_it_off(
+    tmp_path: Path,
+) -> None:
+    assert PPOConfig().vtrace_clip == 1.0
+    result = train(ENV, out_dir=tmp_path / "run", progress=False, reference_episodes=0, **TINY)
+    assert load_checkpoint(result.checkpoint)[1].vtrace_clip == 1.0
+    data = torch.load(result.checkpoint, weights_only=True)
+    del data["config"]["vtrace_clip"]
+    torch.save(data, tmp_path / "old.pt")
+    assert load_checkpoint(tmp_path / "old.pt")[1].vtrace_clip == 0.0
+    # a run with it off is a different run (the default is not a no-op)
+    off = train(
+        ENV, out_dir=tmp_path / "off", progress=False, reference_episodes=0, vtrace_clip=0.0, **TINY
+    )
+    on_weights = torch.load(result.checkpoint, weights_only=True)["model"]
+    off_weights = torch.load(off.checkpoint, weights_only=True)["model"]
+    assert any(not torch.equal(on_weights[k], off_weights[k]) for k in on_weights)
+
+
+def test_published_rows_and_the_ablations_earlier_variants_keep_vtrace_off() -> None:
+    from hiddengrid.train.ablation import VARIANTS
+    from hiddengrid.train.baselines import V2_ROWS
+
+    assert all(row.config()["vtrace_clip"] == 0.0 for row in V2_ROWS)
+    today = {k for k, v in VARIANTS.items() if v["vtrace_clip"] > 0}
+    assert today == {"defaults_vtrace", "defaults_vtrace_cosine"}
+    # defaults_vtrace is today's defaults, defaults the ones the ablation chose before V-trace
+    defaults, chosen = PPOConfig(), dict(VARIANTS["defaults_vtrace"])
+    assert chosen.pop("autoreset") == "same_step" and defaults.same_step  # "auto" is that here
+    assert all(getattr(defaults, k) == v for k, v in chosen.items())
+    assert {**VARIANTS["defaults"], "vtrace_clip": 1.0} == VARIANTS["defaults_vtrace"]
