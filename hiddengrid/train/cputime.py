@@ -4,10 +4,12 @@
 
 Wall-clock steps/s on a shared machine moves with the other jobs; the CPU time this process
 spends (``time.process_time``: user + system, all its threads) per env step does not, or far
-less. Each repeat trains both variants once, alternating, in this one process after a warm-up
-run that compiles the env's kernels; the table gives each variant's median microseconds of CPU
-per env step and the ratio. ``--pufferl`` adds PufferLib's PuffeRL with the same network,
-inputs and settings as the defaults (:mod:`hiddengrid.train.pufferl_runner`) to each repeat.
+less. Each repeat trains every variant once (the first trainer's settings, trainer v2 with
+V-trace off as the published rows were trained, today's defaults), alternating, in this one
+process after a warm-up run that compiles the env's kernels; the table gives each variant's
+median microseconds of CPU per env step and the ratios. ``--pufferl`` adds PufferLib's
+PuffeRL with the same network, inputs and settings as the defaults
+(:mod:`hiddengrid.train.pufferl_runner`) to each repeat.
 """
 
 from __future__ import annotations
@@ -24,7 +26,11 @@ from typing import Any
 from hiddengrid.train import train
 from hiddengrid.train.ablation import FIRST
 
-VARIANTS: dict[str, dict[str, Any]] = {"first trainer": FIRST, "trainer v2 (defaults)": {}}
+VARIANTS: dict[str, dict[str, Any]] = {
+    "first trainer": FIRST,
+    "trainer v2, V-trace off": {"vtrace_clip": 0.0},
+    "trainer v2 (defaults)": {},
+}
 PUFFERL = "PuffeRL (the defaults' settings)"
 
 
@@ -91,6 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"| {name} | {medians[name]:.1f} | {runs} |")
     first, second = medians["first trainer"], medians["trainer v2 (defaults)"]
     print(f"trainer v2 uses {second / first:.2f}x the first trainer's CPU per step")
+    off = medians["trainer v2, V-trace off"]
+    print(f"V-trace costs {second / off:.2f}x trainer v2's CPU per step without it")
     if PUFFERL in medians:
         ratio = medians[PUFFERL] / second
         print(f"PuffeRL uses {ratio:.2f}x trainer v2's CPU per step (v2: {ratio:.2f}x its speed)")

@@ -231,7 +231,8 @@ def test_cputime_measures_pufferl_beside_both_trainers(capsys) -> None:
     rows = [line for line in out.splitlines() if line.startswith("| ") and "median" not in line]
     assert [row.split(" | ")[0] for row in rows] == [
         "| first trainer",
+        "| trainer v2, V-trace off",
         "| trainer v2 (defaults)",
         f"| {cputime.PUFFERL}",
     ]
-    assert "PuffeRL uses" in out
+    assert "PuffeRL uses" in out and "V-trace costs" in out
