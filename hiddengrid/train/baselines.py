@@ -14,7 +14,9 @@ row was trained on, as ``hiddengrid eval --agent ppo --checkpoint FILE`` does), 
 ``--greedy`` also scores each checkpoint's most likely actions, ``--held-out`` its sampled play
 on episodes from :data:`HELD_OUT_SEED`, which no training run met.
 
-The first trainer's grid (:data:`GRID`, several seeds per (env, policy))::
+The first trainer's grid (:data:`GRID`, several seeds per (env, policy)), trained with the
+first trainer's settings (the ablation's ``FIRST``) and env seeds, so each run reruns its
+published CSV bit for bit::
 
     python -m hiddengrid.train.baselines --steps 2000000 --seeds 0 1 2 [--only ID ...]
 
@@ -36,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from hiddengrid.train import train
+from hiddengrid.train.ablation import FIRST
 
 # (env id, policy, memory across episodes)
 GRID: tuple[tuple[str, str, bool], ...] = (
@@ -597,6 +600,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 total_steps=args.steps,
                 out_dir=Path(args.runs) / name,
                 progress=False,
+                # the first trainer's settings and env seeds, whatever today's defaults are
+                legacy_env_seeds=True,
+                **FIRST,
             )
             shutil.copy(result.csv, csv_dir / f"{name}.csv")
             print(

@@ -23,3 +23,22 @@ def test_the_ablation_retrains_the_published_262k_checkpoint_bit_for_bit(tmp_pat
     published = torch.load(PUBLISHED, weights_only=True)["model"]
     assert ours.keys() == published.keys()
     assert all(torch.equal(ours[k], published[k]) for k in ours)
+
+
+def test_the_first_trainers_grid_command_reruns_its_published_csv(tmp_path: Path) -> None:
+    import csv
+
+    from hiddengrid.train import baselines
+
+    # the training page's command for the first trainer's table, cut to its first update (the
+    # learning rate's first factor does not depend on the run's length)
+    argv = ["--steps", "16384", "--policy", "mlp", "--only", "hiddengrid/AnomalyMapping-v0"]
+    argv += ["--seeds", "0", "--runs", str(tmp_path / "runs"), "--csv-dir", str(tmp_path)]
+    assert baselines.main(argv) == 0
+    (ours,) = csv.DictReader((tmp_path / "AnomalyMapping-v0-mlp-s0.csv").open())
+    published = next(csv.DictReader((ROOT / "docs/baselines/AnomalyMapping-v0-mlp-s0.csv").open()))
+    timing = {"steps_per_second", "seconds", "env_seconds", "forward_seconds", "learn_seconds"}
+    assert ours.keys() == published.keys()
+    assert {k: v for k, v in ours.items() if k not in timing} == {
+        k: v for k, v in published.items() if k not in timing
+    }
