@@ -94,16 +94,12 @@ def run_pair(
     return rows
 
 
-def run_key(row: dict[str, Any]) -> tuple[Any, ...]:
-    """What makes a run the same run: our rows written before ``vtrace_clip`` was recorded
-    were trained with it off."""
-    ours = row.get("vtrace_clip", 0.0) if row["trainer"] == "hiddengrid" else None
-    return row["env_id"], row["budget"], row["seed"], row["trainer"], ours
-
-
-def _planned(env_id: str, steps: int, seed: int, trainer: str) -> dict[str, Any]:
-    row = {"env_id": env_id, "budget": steps, "seed": seed, "trainer": trainer}
-    return {**row, "vtrace_clip": PPOConfig().vtrace_clip}
+def run_key(
+    env_id: str, budget: int, seed: int, trainer: str, vtrace_clip: float
+) -> tuple[Any, ...]:
+    """What makes a run the same run: for ours also its ``vtrace_clip`` (PuffeRL's is its
+    own)."""
+    return env_id, budget, seed, trainer, vtrace_clip if trainer == "hiddengrid" else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -121,11 +117,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     torch.set_num_threads(1)
     rows: list[dict[str, Any]] = json.loads(args.out.read_text()) if args.out.exists() else []
-    done = {run_key(r) for r in rows}
+    # our rows written before vtrace_clip was recorded were trained with it off
+    keys = ("env_id", "budget", "seed", "trainer")
+    done = {run_key(*(r[k] for k in keys), r.get("vtrace_clip", 0.0)) for r in rows}
+    ours_now = PPOConfig().vtrace_clip
     for env_id in args.env or ENV_IDS:
         for seed in args.seeds:
             wanted = [
-                t for t in TRAINERS if run_key(_planned(env_id, args.steps, seed, t)) not in done
+                t for t in TRAINERS if run_key(env_id, args.steps, seed, t, ours_now) not in done
             ]
             if not wanted:
                 continue
