@@ -322,6 +322,12 @@ _VTRACE_OFF_ROWS: tuple[Row, ...] = (
         ("AnomalyMapping-v0", 1),
         ("InvertedTreasure-Scout-v0", 1),
         ("InvertedTreasure-v0", 1),
+        ("Megacity-v0", 0),
+        ("FieldCipher-v0", 0),
+        ("SquadRecon-v0", 0),
+        ("AnomalyMapping-v0", 2),
+        ("InvertedTreasure-Scout-v0", 2),
+        ("InvertedTreasure-v0", 2),
     ),
 )
 V2_ROWS: tuple[Row, ...] = tuple(replace(r, vtrace_clip=0.0) for r in _VTRACE_OFF_ROWS)
