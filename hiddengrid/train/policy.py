@@ -116,11 +116,24 @@ class ActorCritic(nn.Module):
             outs.append(out)
         return torch.cat(outs), state
 
+    def with_view(self, x: torch.Tensor) -> torch.Tensor:
+        """``x`` with the view's columns appended (``x`` itself without a view). The view has
+        no weights, so a learner computes it once per sample and passes ``viewed=True``."""
+        if self.view is None:
+            return x
+        with torch.no_grad():
+            return torch.cat([x, self.view(x)], -1)
+
     def forward(
-        self, x: torch.Tensor, state: State, first: torch.Tensor | None = None
+        self,
+        x: torch.Tensor,
+        state: State,
+        first: torch.Tensor | None = None,
+        viewed: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor, State]:
-        """Logits and values of ``x``: (B, D) for the MLP, (T, B, D) for a recurrent core."""
-        if self.view is not None:
+        """Logits and values of ``x``: (B, D) for the MLP, (T, B, D) for a recurrent core;
+        ``viewed``: ``x`` already carries the view's columns (:meth:`with_view`)."""
+        if self.view is not None and not viewed:
             x = torch.cat([x, self.view(x)], -1)
         z = self.encoder(x)
         if self.core is not None:

@@ -281,14 +281,12 @@ class PPOTrainer:
         self.inputs = PolicyInput(
             self.env.encoder.size, self.nvec, cfg.memory_across_episodes, cfg.num_envs
         )
-        _check_memory(cfg, self.inputs.size, sum(self.nvec))
+        view = build_view(cfg.features, self.env.encoder.size)
+        # the rollout stores each input with its view's columns (see _collect)
+        self.stored_size = self.inputs.size + (int(view.extra) if view is not None else 0)
+        _check_memory(cfg, self.stored_size, sum(self.nvec))
         self.model = ActorCritic(
-            self.inputs.size,
-            self.nvec,
-            cfg.hidden,
-            cfg.policy,
-            aux_sizes(cfg),
-            build_view(cfg.features, self.env.encoder.size),
+            self.inputs.size, self.nvec, cfg.hidden, cfg.policy, aux_sizes(cfg), view
         ).to(self.device)
         if cfg.init_checkpoint:
             start_from(self.model, cfg)
@@ -306,7 +304,7 @@ class PPOTrainer:
     def _allocate(self) -> None:
         cfg, dev = self.config, self.device
         t, n = cfg.rollout, cfg.num_envs
-        self.obs = torch.zeros((t, n, self.inputs.size), device=dev)
+        self.obs = torch.zeros((t, n, self.stored_size), device=dev)
         self.actions = torch.zeros((t, n, len(self.nvec)), dtype=torch.long, device=dev)
         self.logps = torch.zeros((t, n), device=dev)
         self.ratios: torch.Tensor | None = None  # V-trace's, during an update (_learn)
@@ -400,10 +398,10 @@ class PPOTrainer:
         with torch.no_grad():
             if self.model.recurrent:
                 clear = None if self.config.memory_across_episodes else first[None]
-                logits, value, c.state = self.model(x[None], c.state, clear)
+                logits, value, c.state = self.model(x[None], c.state, clear, viewed=True)
                 logits, value = logits[0], value[0]
             else:
-                logits, value, _ = self.model(x, c.state)
+                logits, value, _ = self.model(x, c.state, viewed=True)
             logits = masked_logits(logits, mask)
             if self.expert is not None:  # the warm start: the imitated agent acts
                 chosen = self.expert.act(self.expert_obs, c.first)
@@ -498,9 +496,9 @@ class PPOTrainer:
         if self.model.recurrent:
             state = tuple(s[:, index[1]] for s in self.initial)
             clear = None if cfg.memory_across_episodes else self.first[index]
-            logits, values, _ = self.model(self.obs[index], state, clear)
+            logits, values, _ = self.model(self.obs[index], state, clear, viewed=True)
         else:
-            logits, values, _ = self.model(self.obs[index], ())
+            logits, values, _ = self.model(self.obs[index], (), viewed=True)
         return logits, values
 
     def _collect(self) -> _Episodes:
@@ -512,7 +510,9 @@ class PPOTrainer:
         for t in range(cfg.rollout):
             tick = time.perf_counter()
             rows = self.inputs.build(c.flat, c.prev_action, c.prev_reward, c.ended, c.first)
-            x = torch.as_tensor(rows, device=dev)
+            # A view has no weights: its columns are computed once here, not in every epoch
+            # (on SquadRecon it was half of each learning pass); the values are the same.
+            x = self.model.with_view(torch.as_tensor(rows, device=dev))
             first_t = torch.as_tensor(c.first, device=dev)
             self.obs[t] = x
             self.first[t] = first_t

@@ -231,3 +231,31 @@ def test_view_recipe_checkpoint_loads_with_its_view_and_plays(tmp_path: Path) ->
     assert model.view is not None
     assert model.encoder[0].in_features == 1440 + model.view.extra
     play_checkpoint(SQUAD, result.checkpoint, 4)
+
+
+def test_rollout_stores_the_view_once_and_the_learner_reads_the_same_logits(
+    tmp_path: Path,
+) -> None:
+    # The view has no weights, so the rollout stores each input with its columns and the
+    # learner's passes skip it; they must see exactly what a pass computing it would.
+    config = PPOConfig.from_dict(
+        {
+            "env_id": SQUAD,
+            **TINY,
+            "features": "squad_recon_view",
+            "seed": DEV_SEED,
+        }
+    )
+    t = PPOTrainer(config, tmp_path)
+    t.carry = t._start()
+    t._collect()
+    size = t.inputs.size
+    assert t.obs.shape[-1] == size + t.model.view.extra
+    raw = t.obs[..., :size].reshape(-1, size)
+    assert bool(raw.any())
+    with torch.no_grad():
+        assert torch.equal(t.obs.reshape(-1, t.obs.shape[-1]), t.model.with_view(raw))
+        logits, values, _ = t.model(raw, ())
+        stored_logits, stored_values, _ = t.model(t.obs.reshape(raw.shape[0], -1), (), viewed=True)
+    assert torch.equal(logits, stored_logits)
+    assert torch.equal(values, stored_values)
