@@ -327,7 +327,6 @@ _VTRACE_OFF_ROWS: tuple[Row, ...] = (
         ("SquadRecon-v0", 0),
         ("AnomalyMapping-v0", 2),
         ("InvertedTreasure-Scout-v0", 2),
-        ("InvertedTreasure-v0", 2),
     ),
 )
 V2_ROWS: tuple[Row, ...] = tuple(replace(r, vtrace_clip=0.0) for r in _VTRACE_OFF_ROWS)
