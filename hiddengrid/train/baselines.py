@@ -71,11 +71,16 @@ class Row:
     settings: dict[str, Any] = field(default_factory=dict)  # more PPOConfig fields
     legacy_env_seeds: bool = False  # trained with env seeds seed + i (PPOConfig's setting)
     vtrace_clip: float | None = None  # None: PPOConfig's default
+    machine: str = ""  # where it was trained, when not on the CPU machine of the table
 
     @property
     def label(self) -> str:
         start = self.settings.get("init_checkpoint", "")
         origin = f", from {Path(start).stem}" if start else ""  # a curriculum's later stage
+        if "num_envs" in self.settings:
+            origin += f", {self.settings['num_envs']:,} sub-envs"
+        if self.machine:
+            origin += f", on {self.machine}"
         if self.recipe:
             return f"recipe {self.recipe}{origin}"
         policy = self.settings.get("policy", "mlp")
@@ -92,6 +97,7 @@ class Row:
         return {**config, "legacy_env_seeds": self.legacy_env_seeds}
 
 
+GPU_MACHINE = "one NVIDIA GPU (H200), 16 cores"
 MEGACITY_LEVEL0 = {"env_kwargs": {"level": 0}}
 GRU = {"policy": "gru"}
 
@@ -327,6 +333,20 @@ _VTRACE_OFF_ROWS: tuple[Row, ...] = (
         ("SquadRecon-v0", 0),
         ("AnomalyMapping-v0", 2),
         ("InvertedTreasure-Scout-v0", 2),
+    ),
+    # 50M steps on the GPU machine (one GPU, 16 cores), 1,024 sub-envs so that a step's fixed
+    # cost is shared by four times the samples and the env steps on two threads.
+    *(
+        Row(
+            f"{name}-mlp-50m-s{seed}",
+            f"hiddengrid/{name}",
+            50_000_000,
+            seed=seed,
+            settings={"num_envs": 1024},
+            machine=GPU_MACHINE,
+        )
+        for seed in (0, 1)
+        for name in ("FieldCipher-v0", "SquadRecon-v0")
     ),
 )
 V2_ROWS: tuple[Row, ...] = tuple(replace(r, vtrace_clip=0.0) for r in _VTRACE_OFF_ROWS)
