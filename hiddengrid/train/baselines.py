@@ -345,8 +345,13 @@ _VTRACE_OFF_ROWS: tuple[Row, ...] = (
             settings={"num_envs": 1024},
             machine=GPU_MACHINE,
         )
-        for seed in (0, 1)
-        for name in ("FieldCipher-v0", "SquadRecon-v0")
+        for name, seed in (
+            ("FieldCipher-v0", 0),
+            ("SquadRecon-v0", 0),
+            ("FieldCipher-v0", 1),
+            ("SquadRecon-v0", 1),
+            ("FieldCipher-v0", 2),
+        )
     ),
 )
 V2_ROWS: tuple[Row, ...] = tuple(replace(r, vtrace_clip=0.0) for r in _VTRACE_OFF_ROWS)
