@@ -259,6 +259,9 @@ def test_trainer_v2_grid_puts_each_run_in_its_cell_with_its_budget_and_seeds() -
             level=3,
         ),
         run("recipe megacity_dagger", 0, 2_015_232, 0.744, level=0),
+        run("PPO feed-forward, 1,024 sub-envs, on a GPU", 0, 50_003_968, 0.001, level=0),
+        run("PPO feed-forward, 1,024 sub-envs, on a GPU", 1, 50_003_968, 0.002, level=0),
+        run("PPO feed-forward, on a GPU, stopped at 39.3M of its 50M", 0, 39_321_600, 0, level=0),
     ]
     table = render_v2_grid(rows).splitlines()
     assert table[0] == "| env | env args | PPO feed-forward | PPO recurrent | recipe |"
@@ -268,7 +271,9 @@ def test_trainer_v2_grid_puts_each_run_in_its_cell_with_its_budget_and_seeds() -
         "megacity_dagger, from Megacity-v0-level0-dagger-2m 3.0M, seeds 0, 1: 51.1% / 54.8% |"
     )
     assert table[3] == (
-        "| `Megacity-v0` | level=0 | none | none | megacity_dagger 2.0M, seed 0: 74.4% |"
+        "| `Megacity-v0` | level=0 | 50.0M (1,024 sub-envs; on a GPU), seeds 0, 1: 0.10% / "
+        "0.20%<br>39.3M (on a GPU; stopped at 39.3M of its 50M), seed 0: 0.0% | none | "
+        "megacity_dagger 2.0M, seed 0: 74.4% |"
     )
 
 
@@ -330,3 +335,22 @@ def test_the_ablation_table_has_a_row_per_env_budget_and_variant_in_file_order()
         "| `InvertedTreasure-Scout-v0` | 2,000 | `b` | 0 | 50.0% | **50.0%** |",
         "| `AnomalyMapping-v0` | 100 | `b`, new env seeds | 0 | 20.0% | **20.0%** |",
     ]
+
+
+def test_a_row_trained_elsewhere_or_stopped_early_says_so_and_its_checkpoint_agrees() -> None:
+    pytest.importorskip("torch")  # the rows' module is the trainer's
+    from hiddengrid.train.baselines import V2_ROWS, Row
+
+    row = Row("x", "hiddengrid/SquadRecon-v0", 50_000_000, settings={"num_envs": 1024})
+    assert row.label == "PPO feed-forward, 1,024 sub-envs"
+    row = Row("x", "hiddengrid/SquadRecon-v0", 50_000_000, machine="a GPU", stopped=39_321_600)
+    assert row.label == "PPO feed-forward, on a GPU, stopped at 39.3M of its 50M schedule"
+    published = {r["run"]: r for r in load_sources(ROOT)["v2"] if "run" in r}
+    for row in V2_ROWS:
+        if row.name in published:
+            r = published[row.name]
+            assert r["agent"] == row.label, f"{row.name}: published as {r['agent']!r}"
+            if row.stopped:
+                assert r["steps"] == row.stopped, f"{row.name}: checkpoint at {r['steps']:,}"
+            else:
+                assert r["steps"] >= row.steps, f"{row.name}: {r['steps']:,} < {row.steps:,}"

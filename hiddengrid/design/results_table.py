@@ -248,6 +248,7 @@ def render_v2(v2: Rows, env_ids: Sequence[str] | None = None) -> str:
 
 
 GRID_COLUMNS = ("PPO feed-forward", "PPO recurrent", "recipe")
+QUALIFIER = re.compile(r"[\d,]+ sub-envs$|on |stopped at ")
 
 
 def render_v2_grid(v2: Rows) -> str:
@@ -264,7 +265,14 @@ def render_v2_grid(v2: Rows) -> str:
         agent = re.sub(r"-s\d+$", "", r["agent"])
         column = next(c for c in GRID_COLUMNS if agent.startswith(c))
         what = agent.removeprefix(column).strip(" ,").removeprefix("(").removesuffix(")")
-        budget = f"{what} {r['steps'] / 1e6:.1f}M".strip()
+        # how a run differs from the others of its cell (sub-envs, machine, an early stop)
+        # follows its budget, in brackets
+        parts = what.split(", ") if what else []
+        notes = [p for p in parts if QUALIFIER.match(p)]
+        head = ", ".join(p for p in parts if p not in notes)
+        budget = f"{head} {r['steps'] / 1e6:.1f}M".strip()
+        if notes:
+            budget += f" ({'; '.join(notes)})"
         group[column].setdefault(budget, []).append(r)
     lines = ["| env | env args | " + " | ".join(GRID_COLUMNS) + " |", "|---|---|---|---|---|"]
     for (env_id, args), group in cells.items():

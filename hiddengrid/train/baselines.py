@@ -72,6 +72,9 @@ class Row:
     legacy_env_seeds: bool = False  # trained with env seeds seed + i (PPOConfig's setting)
     vtrace_clip: float | None = None  # None: PPOConfig's default
     machine: str = ""  # where it was trained, when not on the CPU machine of the table
+    # The env steps at which the published checkpoint was taken when the run was stopped
+    # before the end of its schedule (0: it ran to the end); rerunning runs the whole schedule.
+    stopped: int = 0
 
     @property
     def label(self) -> str:
@@ -81,6 +84,10 @@ class Row:
             origin += f", {self.settings['num_envs']:,} sub-envs"
         if self.machine:
             origin += f", on {self.machine}"
+        if self.stopped:
+            origin += (
+                f", stopped at {self.stopped / 1e6:.1f}M of its {self.steps / 1e6:.0f}M schedule"
+            )
         if self.recipe:
             return f"recipe {self.recipe}{origin}"
         policy = self.settings.get("policy", "mlp")
@@ -97,7 +104,7 @@ class Row:
         return {**config, "legacy_env_seeds": self.legacy_env_seeds}
 
 
-GPU_MACHINE = "one NVIDIA GPU (H200), 16 cores"
+GPU_MACHINE = "one NVIDIA H200 GPU and 16 Xeon cores"
 MEGACITY_LEVEL0 = {"env_kwargs": {"level": 0}}
 GRU = {"policy": "gru"}
 
@@ -348,6 +355,9 @@ _VTRACE_OFF_ROWS: tuple[Row, ...] = (
             seed=seed,
             settings={"num_envs": 1024},
             machine=GPU_MACHINE,
+            # SquadRecon's runs were stopped when the machine's time ran out (at 41.2M and
+            # 41.8M); the checkpoint is the run's last periodic one
+            stopped=39_321_600 if name == "SquadRecon-v0" else 0,
         )
         for name, seed in (
             ("FieldCipher-v0", 0),
