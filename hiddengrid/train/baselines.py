@@ -344,6 +344,9 @@ _VTRACE_OFF_ROWS: tuple[Row, ...] = (
         ("SquadRecon-v0", 1),
         ("FieldCipher-v0", 2),
         ("SquadRecon-v0", 2),
+        ("Megacity-v0", 1),
+        ("Megacity-v0", 2),
+        ("InvertedTreasure-v0", 2),
     ),
     # 50M steps on the GPU machine (one GPU, 16 cores), 1,024 sub-envs so that a step's fixed
     # cost is shared by four times the samples and the env steps on two threads.
