@@ -349,7 +349,7 @@ _VTRACE_OFF_ROWS: tuple[Row, ...] = (
         ("InvertedTreasure-v0", 2),
     ),
     # 50M steps on the GPU machine (one GPU, 16 cores), 1,024 sub-envs so that a step's fixed
-    # cost is shared by four times the samples and the env steps on two threads.
+    # cost (the acting pass, its small GPU calls) is shared by four times the samples.
     *(
         Row(
             f"{name}-mlp-50m-s{seed}",
