@@ -10,6 +10,7 @@ exactly, the losses to a relative 1e-4, which any change of settings exceeds."""
 from __future__ import annotations
 
 import csv
+import functools
 import math
 from pathlib import Path
 
@@ -25,6 +26,7 @@ TIMING = {"steps_per_second", "seconds", "env_seconds", "forward_seconds", "lear
 LOSSES = {"policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction"}
 
 
+@functools.cache
 def _published_cpu() -> bool:
     """Whether this CPU is of the kind the published runs were trained on."""
     try:
