@@ -370,6 +370,18 @@ _VTRACE_OFF_ROWS: tuple[Row, ...] = (
             ("FieldCipher-v0", 2),
         )
     ),
+    # Megacity's curriculum at 10M: level 0's DAgger policy (2M steps), then the default level.
+    *(
+        Row(
+            f"Megacity-v0-dagger-from-level0-10m-s{seed}",
+            "hiddengrid/Megacity-v0",
+            10_000_000,
+            recipe="megacity_dagger",
+            seed=seed,
+            settings={"init_checkpoint": f"{V2_DIR_NAME}/Megacity-v0-level0-dagger-2m-s{seed}.pt"},
+        )
+        for seed in (0, 1, 2)
+    ),
 )
 V2_ROWS: tuple[Row, ...] = tuple(replace(r, vtrace_clip=0.0) for r in _VTRACE_OFF_ROWS)
 V2_DIR = Path(V2_DIR_NAME)
