@@ -203,6 +203,28 @@ def test_view_is_the_map_around_each_squad(tmp_path: Path) -> None:
     assert detected_seen > 0  # the camp columns were checked on detected camps too
 
 
+def test_view_kernel_gives_the_tensor_code_values_bit_for_bit(tmp_path: Path) -> None:
+    """Differential: the Numba pass (CPU, float32) and the tensor code (any device) agree on
+    every bit, signs of zeros included, over the states of random play with camps found."""
+    from hiddengrid.train.squad_recon import SquadReconView
+
+    t = _trainer(tmp_path, n=32)
+    rng = np.random.default_rng(11)
+    flat = t.carry.flat
+    view = SquadReconView(flat.shape[1])
+    states = []
+    for _ in range(60):
+        flat, *_ = t.env.step(rng.integers(0, 6, size=(32, 3)))
+        states.append(np.array(flat))
+    x = torch.as_tensor(np.concatenate(states))
+    fast, slow = view(x), view._tensor_view(x)
+    assert fast.shape == slow.shape == (x.shape[0], view.extra)
+    assert torch.equal(fast, slow)
+    assert torch.equal(torch.signbit(fast), torch.signbit(slow))
+    camps = view._one_hot(x, "camps", (view.camps_n, 4))
+    assert bool((camps[:, :, 3, 1] > 0).any())  # detected camps were among the states
+
+
 def test_view_keeps_leading_dimensions_and_refuses_other_envs() -> None:
     from hiddengrid.train.squad_recon import SquadReconView
 
