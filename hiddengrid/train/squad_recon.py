@@ -102,6 +102,9 @@ class SquadReconView(torch.nn.Module):
         self.squads_n = NUM_SQUADS
         self.camps_n = NUM_CAMPS
         self.slices = {k: (s.start, s.stop, s.width) for k, s in layout.items()}
+        read = ("terrain", "squads", "camps")  # the keys the Numba pass reads
+        self._starts = np.asarray([self.slices[k][0] for k in read], dtype=np.int64)
+        self._widths = np.asarray([self.slices[k][2] for k in read], dtype=np.int64)
         self.extra = NUM_SQUADS * PER_SQUAD
         rows = torch.arange(GRID_SIZE)
         # Chebyshev distance from [14, 0] at least CAMP_MIN_DISTANCE: where a camp may stand
@@ -123,8 +126,8 @@ class SquadReconView(torch.nn.Module):
             out = np.empty((x.shape[0], self.extra), dtype=np.float32)
             _view_kernel(
                 x.detach().numpy(),
-                np.asarray([self.slices[k][0] for k in ("terrain", "squads", "camps")]),
-                np.asarray([self.slices[k][2] for k in ("terrain", "squads", "camps")]),
+                self._starts,
+                self._widths,
                 self.possible.numpy(),
                 self.squads_n,
                 self.camps_n,
