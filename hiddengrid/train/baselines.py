@@ -383,11 +383,15 @@ _VTRACE_OFF_ROWS: tuple[Row, ...] = (
         for seed in (0, 1, 2)
     ),
     # SquadRecon's recipe at 10M (PPO's steps, after the recipe's 131k-step warm start).
-    Row(
-        "SquadRecon-v0-dagger-view-10m-s0",
-        "hiddengrid/SquadRecon-v0",
-        10_000_000,
-        recipe="squad_recon_dagger_view",
+    *(
+        Row(
+            f"SquadRecon-v0-dagger-view-10m-s{seed}",
+            "hiddengrid/SquadRecon-v0",
+            10_000_000,
+            recipe="squad_recon_dagger_view",
+            seed=seed,
+        )
+        for seed in (0, 1)
     ),
 )
 V2_ROWS: tuple[Row, ...] = tuple(replace(r, vtrace_clip=0.0) for r in _VTRACE_OFF_ROWS)
