@@ -391,7 +391,7 @@ _VTRACE_OFF_ROWS: tuple[Row, ...] = (
             recipe="squad_recon_dagger_view",
             seed=seed,
         )
-        for seed in (0, 1)
+        for seed in (0, 1, 2)
     ),
 )
 V2_ROWS: tuple[Row, ...] = tuple(replace(r, vtrace_clip=0.0) for r in _VTRACE_OFF_ROWS)
