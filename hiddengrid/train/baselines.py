@@ -511,7 +511,14 @@ def score_v2(
                 heldout_ci95=list(wilson_interval(h.successes, h.episodes)),
                 heldout_mean_return=h.mean_return,
             )
-        _plot_v2(row, docs, images, references[key])
+        refs = references[key]
+        _plot_v2(
+            row,
+            docs,
+            images,
+            {k: r.success_rate for k, r in refs.items()},
+            {k: r.mean_return for k, r in refs.items()},
+        )
     return results
 
 
@@ -529,7 +536,11 @@ def _result_row(env_id: str, kwargs: dict, agent: str, r: Any, interval: Any) ->
     }
 
 
-def _plot_v2(row: Row, docs: Path, images: Path, refs: dict[str, Any]) -> None:
+def _plot_v2(
+    row: Row, docs: Path, images: Path, success: dict[str, float], returns: dict[str, float]
+) -> None:
+    """Draws ``row``'s curve (and FieldCipher's per-slot accuracy) with the env's agents'
+    ``success`` rates and mean ``returns`` as lines."""
     from hiddengrid.train.plot import plot_columns, plot_curves
 
     csv = docs / f"{row.name}.csv"
@@ -538,8 +549,8 @@ def _plot_v2(row: Row, docs: Path, images: Path, refs: dict[str, Any]) -> None:
         {f"{row.label}, seed {row.seed}": [csv]},
         images / f"{row.name}.png",
         title=f"{row.env_id} {row.name}: trainer v2 (grey: the env's agents, episodes 0..9,999)",
-        references={k: r.success_rate for k, r in refs.items()},
-        return_references={k: r.mean_return for k, r in refs.items()},
+        references=success,
+        return_references=returns,
     )
     with open(csv) as fh:
         header = fh.readline().strip().split(",")
@@ -555,6 +566,35 @@ def _plot_v2(row: Row, docs: Path, images: Path, refs: dict[str, Any]) -> None:
     print(f"wrote {images / f'{row.name}.png'}", file=sys.stderr)
 
 
+def redraw_v2(rows: Sequence[Row], docs: Path, images: Path) -> int:
+    """Draws the rows' curves again from their CSVs, with the env's agents' lines from the
+    scores ``results.json`` already holds: nothing is trained or scored. Returns how many
+    curves it drew."""
+    from hiddengrid.train.checkpoint import load_checkpoint
+
+    table = json.loads((docs / "results.json").read_text())["rows"]
+    drawn = 0
+    for row in rows:
+        if not (docs / f"{row.name}.csv").is_file() or not (docs / f"{row.name}.pt").is_file():
+            print(f"{row.name}: no CSV or checkpoint in {docs}, not drawn", file=sys.stderr)
+            continue
+        # the env's arguments as scoring keyed its agents' rows: the checkpoint's
+        kwargs = json.dumps(load_checkpoint(docs / f"{row.name}.pt")[1].env_kwargs, sort_keys=True)
+        agents = [
+            r
+            for r in table
+            if r["env"] == row.env_id
+            and json.dumps(r["env_kwargs"], sort_keys=True) == kwargs
+            and r["agent"] in REFERENCE_AGENTS
+            and "run" not in r
+        ]
+        success = {r["agent"]: r["success"] for r in agents}
+        returns = {r["agent"]: r["mean_return"] for r in agents}
+        _plot_v2(row, docs, images, success, returns)
+        drawn += 1
+    return drawn
+
+
 def main_v2(args: argparse.Namespace) -> int:
     rows = [r for r in V2_ROWS if not args.only or r.name in args.only]
     unknown = sorted(set(args.only or ()) - {r.name for r in V2_ROWS})
@@ -562,6 +602,9 @@ def main_v2(args: argparse.Namespace) -> int:
         print(f"unknown rows {unknown}; rows: {[r.name for r in V2_ROWS]}", file=sys.stderr)
         return 2
     docs = Path(args.csv_dir if args.csv_dir != "docs/baselines" else V2_DIR)
+    if args.redraw:
+        redraw_v2(rows, docs, Path(args.images))
+        return 0
     if not args.score_only:
         for row in rows:
             train_v2_row(row, Path(args.runs if args.runs != "runs/baselines" else "runs/v2"), docs)
@@ -617,6 +660,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--v2", action="store_true", help="trainer v2's table (V2_ROWS)")
     parser.add_argument("--score-only", action="store_true", help="with --v2: no training")
+    parser.add_argument(
+        "--redraw",
+        action="store_true",
+        help="with --v2: only draw the curves again (the env's agents' lines from results.json)",
+    )
     parser.add_argument("--episodes", type=int, default=10_000, help="with --v2: scored episodes")
     parser.add_argument(
         "--greedy",

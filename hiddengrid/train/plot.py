@@ -31,19 +31,44 @@ def smooth(step: np.ndarray, successes: np.ndarray, episodes: np.ndarray, window
         return step, np.where(eps > 0, wins / eps, np.nan)
 
 
+def millions(steps: float, _position: object = None) -> str:
+    """An env-step tick's label: "0", "0.25M", "10M"."""
+    return f"{steps / 1e6:g}M" if steps else "0"
+
+
+def _steps_in_millions(ax: object) -> None:
+    """Tick labels in millions on the env-step axis: matplotlib's own would put a "1e7"
+    multiplier at the axis' end, where it runs into the axis label."""
+    from matplotlib.ticker import FuncFormatter
+
+    ax.xaxis.set_major_formatter(FuncFormatter(millions))  # type: ignore[attr-defined]
+
+
 def _reference_lines(ax: object, references: dict[str, float]) -> None:
-    """Grey lines for the env's own agents, with one label per distinct value."""
-    names: dict[float, list[str]] = {}
-    for name, value in references.items():
-        names.setdefault(round(float(value), 4), []).append(name)
-    for value, who in names.items():
+    """Grey lines for the env's own agents, one label per group of lines closer than 4 % of
+    the axis' span (their names side by side would otherwise print over each other)."""
+    if not references:
+        return
+    values = sorted((float(v), name) for name, v in references.items())
+    for value, _ in values:
         ax.axhline(value, color="grey", linestyle="--", linewidth=0.9)  # type: ignore[attr-defined]
+    low, high = ax.get_ylim()  # type: ignore[attr-defined]  # with the lines in it
+    span = high - low
+    groups: list[list[tuple[float, str]]] = []
+    for value, name in values:
+        if groups and value - groups[-1][-1][0] < 0.04 * span:
+            groups[-1].append((value, name))
+        else:
+            groups.append([(value, name)])
+    for group in groups:
+        # the label sits clear of its group's lines: under them in the upper half, over below
+        upper = group[-1][0] >= 0.5 * (low + high)
         ax.annotate(  # type: ignore[attr-defined]
-            ", ".join(who),
-            (0.99, value),
+            ", ".join(name for _, name in group),
+            (0.99, group[0][0] if upper else group[-1][0]),
             xycoords=("axes fraction", "data"),
             ha="right",
-            va="top" if value >= 0.5 else "bottom",
+            va="top" if upper else "bottom",
             fontsize=7,
             color="dimgrey",
         )
@@ -101,9 +126,11 @@ def plot_curves(
 
     if not isinstance(groups, dict):
         groups = {Path(p).parent.name: [p] for p in groups}
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8), dpi=100)
+    # constrained layout keeps the panels their width whatever the legend's labels hold
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2), dpi=100, layout="constrained")
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     _draw(left, groups, "success_rate", window, colours)
+    left.set_ylim(-0.02, 1.02)
     _reference_lines(left, references or {})
     if _same_series(groups, "success_rate", "mean_return"):
         _draw(right, groups, "mean_length", window, colours)
@@ -113,15 +140,15 @@ def plot_curves(
         _draw(right, groups, "mean_return", window, colours)
         _reference_lines(right, return_references or {})
         right.set_ylabel("mean return")
-    left.set_ylim(-0.02, 1.02)
     left.set_ylabel(f"success rate (last {window} updates)")
     for ax in (left, right):
         ax.set_xlabel("env steps (training episodes, sampled actions)")
         ax.grid(alpha=0.3)
-    left.legend(fontsize=9, loc="upper left", framealpha=0.9)
+        _steps_in_millions(ax)
+    # below both panels: a run's label (sub-envs, machine, seed) is wider than a panel
+    fig.legend(*left.get_legend_handles_labels(), fontsize=9, loc="outside lower center")
     if title:
         fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
     out = Path(out)
     fig.savefig(out)
     plt.close(fig)
@@ -145,20 +172,20 @@ def plot_columns(
     import matplotlib.pyplot as plt
 
     data = read_curve(csv_path)
-    fig, ax = plt.subplots(figsize=(6, 3.8), dpi=100)
+    fig, ax = plt.subplots(figsize=(6, 3.8), dpi=100, layout="constrained")
     for column in columns:
         x, y = smooth(data["step"], data[column], data["episodes"], max(1, window))
         ax.plot(x, y, linewidth=1.5, label=column)
+    ax.set_ylim(-0.02, 1.02)
     if chance is not None:
         _reference_lines(ax, {"chance": chance})
-    ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("env steps (training episodes, sampled actions)")
     ax.set_ylabel(f"share of ended episodes (last {window} updates)")
     ax.grid(alpha=0.3)
+    _steps_in_millions(ax)
     ax.legend(fontsize=8, loc="upper left")
     if title:
         ax.set_title(title, fontsize=9)
-    fig.tight_layout()
     out = Path(out)
     fig.savefig(out)
     plt.close(fig)

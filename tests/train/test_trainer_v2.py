@@ -384,6 +384,58 @@ def test_curve_has_reference_lines_and_a_named_legend(
     assert trainer_module.REFERENCE_SEED >= 1_000_000
 
 
+def test_step_ticks_read_in_millions() -> None:
+    from hiddengrid.train.plot import millions
+
+    assert [millions(v) for v in (0, 250_000, 1_000_000, 1.5e6, 5e7)] == [
+        "0",
+        "0.25M",
+        "1M",
+        "1.5M",
+        "50M",
+    ]
+
+
+def test_close_reference_lines_share_one_label_clear_of_their_lines() -> None:
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from hiddengrid.train.plot import _reference_lines
+
+    fig, ax = plt.subplots()
+    ax.set_ylim(-0.02, 1.02)
+    _reference_lines(ax, {"random": 0.0749, "heuristic": 0.0912, "oracle": 0.9543})
+    labels = {t.get_text(): t for t in ax.texts}
+    plt.close(fig)
+    assert set(labels) == {"random, heuristic", "oracle"}
+    low = labels["random, heuristic"]  # over the upper line of its pair, not between them
+    assert (low.xy[1], low.get_va()) == (0.0912, "bottom")
+    high = labels["oracle"]  # under its line in the upper half
+    assert (high.xy[1], high.get_va()) == (0.9543, "top")
+    assert len(ax.lines) == 3
+
+
+def test_redraw_finds_the_agents_lines_of_every_published_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hiddengrid.train import baselines
+
+    drawn = {}
+
+    def spy(row, docs, images, success, returns):  # type: ignore[no-untyped-def]
+        drawn[row.name] = (success, returns)
+
+    monkeypatch.setattr(baselines, "_plot_v2", spy)
+    assert baselines.redraw_v2(baselines.V2_ROWS, baselines.V2_DIR, tmp_path) == len(
+        baselines.V2_ROWS
+    )
+    for name, (success, returns) in drawn.items():
+        assert set(success) == set(returns) == set(baselines.REFERENCE_AGENTS), name
+
+
 # --- shaping ----------------------------------------------------------------------------------
 
 
