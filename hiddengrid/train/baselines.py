@@ -27,6 +27,7 @@ Each run trains into ``runs/baselines/<name>`` (checkpoint, CSV, plot) and copie
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import platform
 import shutil
@@ -597,9 +598,20 @@ def redraw_v2(rows: Sequence[Row], docs: Path, images: Path) -> int:
 
 def main_v2(args: argparse.Namespace) -> int:
     rows = [r for r in V2_ROWS if not args.only or r.name in args.only]
-    unknown = sorted(set(args.only or ()) - {r.name for r in V2_ROWS})
+    if args.list:
+        for row in V2_ROWS:
+            print(f"{row.name}\t{row.steps:,} steps\t{row.label}")
+        return 0
+    names = [r.name for r in V2_ROWS]
+    unknown = sorted(set(args.only or ()) - set(names))
     if unknown:
-        print(f"unknown rows {unknown}; rows: {[r.name for r in V2_ROWS]}", file=sys.stderr)
+        # the table has ~90 rows: name the nearest, not all of them
+        near = sorted({m for u in unknown for m in difflib.get_close_matches(u, names, n=3)})
+        hint = f"; nearest: {', '.join(near)}" if near else ""
+        print(
+            f"unknown rows {unknown}{hint} (all {len(names)}: --v2 --list)",
+            file=sys.stderr,
+        )
         return 2
     docs = Path(args.csv_dir if args.csv_dir != "docs/baselines" else V2_DIR)
     if args.redraw:
@@ -660,6 +672,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--v2", action="store_true", help="trainer v2's table (V2_ROWS)")
     parser.add_argument("--score-only", action="store_true", help="with --v2: no training")
+    parser.add_argument("--list", action="store_true", help="with --v2: print the rows' names")
     parser.add_argument(
         "--redraw",
         action="store_true",

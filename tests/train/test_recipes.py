@@ -368,3 +368,22 @@ def test_a_rows_label_names_its_policy_or_recipe() -> None:
     assert Row("d", CIPHER, 1, recipe="field_cipher_teacher").label == (
         "recipe field_cipher_teacher"
     )
+
+
+def test_an_unknown_row_gets_one_line_naming_the_nearest_and_changes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hiddengrid.train import baselines
+
+    rc = baselines.main(
+        ["--v2", "--only", "SquadRecon-v0-dagger-view-10m-s7", "--csv-dir", str(tmp_path)]
+    )
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and "\n" not in err
+    assert "unknown rows ['SquadRecon-v0-dagger-view-10m-s7']" in err
+    assert "nearest: SquadRecon-v0-dagger-view-10m-s0" in err
+    assert f"all {len(baselines.V2_ROWS)}: --v2 --list" in err
+    assert list(tmp_path.iterdir()) == []  # nothing trained, scored or written
+    assert baselines.main(["--v2", "--list"]) == 0
+    listed = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
+    assert listed == [row.name for row in baselines.V2_ROWS]
