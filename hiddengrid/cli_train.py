@@ -11,6 +11,7 @@ import argparse
 from typing import Any
 
 from hiddengrid.cli_types import nonnegative_float, positive_float, positive_int
+from hiddengrid.train.config import PRECISIONS
 
 # PPOConfig fields set only when given on the command line
 OPTIONAL = (
@@ -21,6 +22,7 @@ OPTIONAL = (
     "entropy_coef",
     "vtrace_clip",
     "threads",
+    "precision",
     "imitation",
     "imitation_steps",
     "init_checkpoint",
@@ -42,6 +44,12 @@ def add_ppo_options(p: argparse.ArgumentParser) -> None:
         "does (default 1; 0 turns it off)",
     )
     p.add_argument("--threads", type=positive_int, help="torch CPU threads (default 1)")
+    p.add_argument(
+        "--precision",
+        choices=PRECISIONS,
+        help="the network's passes: float32 (default) or bfloat16 mixed precision, which pays "
+        "on CPUs with AMX and recent GPUs",
+    )
     p.add_argument(
         "--recipe",
         metavar="NAME",

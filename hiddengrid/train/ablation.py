@@ -77,6 +77,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
 # default.
 VARIANTS["defaults_vtrace"] = {**VARIANTS["defaults"], "vtrace_clip": 1.0}
 VARIANTS["defaults_vtrace_cosine"] = {**VARIANTS["defaults_vtrace"], "lr_schedule": "cosine"}
+# today's defaults with the network's passes in bfloat16 mixed precision (an option, not a default)
+VARIANTS["defaults_vtrace_bf16"] = {**VARIANTS["defaults_vtrace"], "precision": "bfloat16"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

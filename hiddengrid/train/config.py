@@ -8,6 +8,7 @@ from typing import Any
 POLICIES = ("mlp", "gru", "lstm")
 AUTORESETS = ("auto", "same_step", "next_step")
 LR_SCHEDULES = ("cosine", "linear", "constant")
+PRECISIONS = ("float32", "bfloat16")  # the network passes' (automatic mixed precision)
 
 # Upper bounds that keep a typo from asking for terabytes: each is far above any useful run
 # on one machine, and a value past it is refused with its name instead of a MemoryError.
@@ -94,6 +95,11 @@ class PPOConfig:
     in 0..9,999) and from other training seeds' streams; ``legacy_env_seeds`` starts it from
     ``seed + i`` instead, as every run before this setting did (checkpoints without it load
     so), which the published rows keep so that each reruns bit for bit.
+    ``precision`` ``"bfloat16"`` runs the network's passes (acting and learning) under torch's
+    automatic mixed precision: the matrix products in bfloat16, the weights, the optimizer and
+    the losses in float32 (PuffeRL's ``precision`` setting does the same). It pays where the
+    hardware multiplies bfloat16 natively (Intel CPUs with AMX, recent GPUs) and costs where
+    it does not; ``"float32"`` (the default) is what every published run used.
     ``init_checkpoint`` starts the policy from the weights of a checkpoint of the same env
     (a stage of a curriculum: trained at Megacity's level 0, say, then at level 3), with the
     same network (policy kind, ``hidden``, memory, ``features``) and any env arguments; the
@@ -140,6 +146,7 @@ class PPOConfig:
     # are busy two OpenMP threads were measured 50-100x slower than one.
     threads: int = 1
     checkpoint_every: int = 50  # updates between checkpoints (the last one is always saved)
+    precision: str = "float32"
 
     def __post_init__(self) -> None:
         self.check()
@@ -253,6 +260,10 @@ class PPOConfig:
         for name in names:
             if not getattr(self, name) >= 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
+        if self.precision not in PRECISIONS:
+            raise ValueError(
+                f"precision must be one of {', '.join(PRECISIONS)}, got {_shown(self.precision)}"
+            )
         if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
             raise ValueError(f"device must be auto, cpu or cuda[:N], got {self.device!r}")
 

@@ -1,6 +1,7 @@
 """Process CPU time per env step of the first trainer's settings against today's defaults.
 
     python -m hiddengrid.train.cputime [--env ID] [--steps 131072] [--repeats 3] [--pufferl]
+        [--precision float32|bfloat16]
 
 Wall-clock steps/s on a shared machine moves with the other jobs; the CPU time this process
 spends (``time.process_time``: user + system, all its threads) per env step does not, or far
@@ -25,6 +26,7 @@ from typing import Any
 
 from hiddengrid.train import train
 from hiddengrid.train.ablation import FIRST
+from hiddengrid.train.config import PRECISIONS
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "first trainer": FIRST,
@@ -47,15 +49,16 @@ def cpu_seconds(env_id: str, steps: int, settings: dict[str, Any], folder: Path)
     return time.process_time() - start
 
 
-def pufferl_cpu_seconds(env_id: str, steps: int, folder: Path) -> float:
+def pufferl_cpu_seconds(env_id: str, steps: int, folder: Path, precision: str = "float32") -> float:
     import torch
 
     from hiddengrid.train.config import PPOConfig
     from hiddengrid.train.pufferl_runner import train_pufferl
 
     torch.set_num_threads(1)  # as hiddengrid train runs by default
+    config = PPOConfig(env_id=env_id, total_steps=steps, precision=precision)
     start = time.process_time()
-    train_pufferl(PPOConfig(env_id=env_id, total_steps=steps), folder / "checkpoint.pt")
+    train_pufferl(config, folder / "checkpoint.pt")
     return time.process_time() - start
 
 
@@ -65,6 +68,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=131_072)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--pufferl", action="store_true", help="also PuffeRL (where it imports)")
+    parser.add_argument(
+        "--precision",
+        choices=PRECISIONS,
+        default="float32",
+        help="the network passes' precision, for every trainer (PuffeRL's setting too)",
+    )
     args = parser.parse_args(argv)
     per_step: dict[str, list[float]] = {name: [] for name in VARIANTS}
     if args.pufferl:
@@ -84,11 +93,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             for name in per_step:
                 folder = Path(tmp) / f"{k}-{abs(hash(name))}"
                 if name == PUFFERL:
-                    seconds = pufferl_cpu_seconds(args.env, args.steps, folder)
+                    seconds = pufferl_cpu_seconds(args.env, args.steps, folder, args.precision)
                 else:
-                    seconds = cpu_seconds(args.env, args.steps, VARIANTS[name], folder)
+                    settings = {**VARIANTS[name], "precision": args.precision}
+                    seconds = cpu_seconds(args.env, args.steps, settings, folder)
                 per_step[name].append(seconds / args.steps * 1e6)
-    print(f"{args.env}, {args.steps:,} steps per run, {args.repeats} runs each")
+    print(
+        f"{args.env}, {args.steps:,} steps per run, {args.repeats} runs each, "
+        f"network passes in {args.precision}"
+    )
     print("| trainer | CPU us per env step (median) | runs |")
     print("|---|---|---|")
     medians = {name: statistics.median(v) for name, v in per_step.items()}

@@ -84,7 +84,7 @@ class PufferPolicy(nn.Module):
 def pufferl_settings(config: PPOConfig, data_dir: str) -> dict[str, Any]:
     """PuffeRL's train config for ``config``: one rollout of ``num_envs x rollout`` steps per
     update, the same epochs and minibatches, step size, discount, GAE lambda, clipping,
-    coefficients, Adam epsilon and prioritization."""
+    coefficients, Adam epsilon, prioritization and precision."""
     batch = config.num_envs * config.rollout
     minibatch = batch // config.minibatches
     return {
@@ -95,7 +95,7 @@ def pufferl_settings(config: PPOConfig, data_dir: str) -> dict[str, Any]:
         "device": "cpu",
         "optimizer": "adam",
         "anneal_lr": config.lr_schedule != "constant",
-        "precision": "float32",
+        "precision": config.precision,
         "total_timesteps": config.total_steps,
         "learning_rate": config.learning_rate,
         "gamma": config.gamma,

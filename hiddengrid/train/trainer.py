@@ -10,6 +10,7 @@ but carries no loss and cuts the return.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import math
 import os
@@ -396,12 +397,15 @@ class PPOTrainer:
         """Action, log-probability and value of every sub-env; advances the memory."""
         c = self.carry
         with torch.no_grad():
-            if self.model.recurrent:
-                clear = None if self.config.memory_across_episodes else first[None]
-                logits, value, c.state = self.model(x[None], c.state, clear, viewed=True)
-                logits, value = logits[0], value[0]
-            else:
-                logits, value, _ = self.model(x, c.state, viewed=True)
+            with self._precision():
+                if self.model.recurrent:
+                    clear = None if self.config.memory_across_episodes else first[None]
+                    logits, value, c.state = self.model(x[None], c.state, clear, viewed=True)
+                    logits, value = logits[0], value[0]
+                else:
+                    logits, value, _ = self.model(x, c.state, viewed=True)
+            logits, value = logits.float(), value.float()
+            c.state = tuple(s.float() for s in c.state)
             logits = masked_logits(logits, mask)
             if self.expert is not None:  # the warm start: the imitated agent acts
                 chosen = self.expert.act(self.expert_obs, c.first)
@@ -490,16 +494,28 @@ class PPOTrainer:
                 count += 1
         return {key: value / max(count, 1) for key, value in totals.items()}
 
+    def _precision(self) -> Any:
+        """The context of the network's passes: torch's automatic mixed precision with
+        ``precision="bfloat16"``, nothing otherwise (float32 runs stay bit for bit)."""
+        if self.config.precision == "float32":
+            return contextlib.nullcontext()
+        return torch.autocast(self.device.type, dtype=getattr(torch, self.config.precision))
+
     def _forward(self, index: Any) -> tuple[torch.Tensor, torch.Tensor]:
         """Logits and values of the minibatch ``index`` of the rollout, recomputed."""
         cfg = self.config
-        if self.model.recurrent:
-            state = tuple(s[:, index[1]] for s in self.initial)
-            clear = None if cfg.memory_across_episodes else self.first[index]
-            logits, values, _ = self.model(self.obs[index], state, clear, viewed=True)
-        else:
-            logits, values, _ = self.model(self.obs[index], (), viewed=True)
-        return logits, values
+        with self._precision():
+            if self.model.recurrent:
+                state = tuple(s[:, index[1]] for s in self.initial)
+                clear = None if cfg.memory_across_episodes else self.first[index]
+                logits, values, _ = self.model(self.obs[index], state, clear, viewed=True)
+            else:
+                logits, values, _ = self.model(self.obs[index], (), viewed=True)
+        if cfg.precision == "float32":
+            return logits, values
+        if self.model.features is not None:  # the auxiliary head reads them in float32
+            self.model.features = self.model.features.float()
+        return logits.float(), values.float()
 
     def _collect(self) -> _Episodes:
         """Plays ``rollout`` steps of every sub-env into the buffers."""
@@ -578,11 +594,12 @@ class PPOTrainer:
         with torch.no_grad():
             rows = self.inputs.build(c.flat, c.prev_action, c.prev_reward, c.ended, c.first)
             x = torch.as_tensor(rows, device=self.device)
-            if not self.model.recurrent:
-                return self.model(x, c.state)[1]
-            first = torch.as_tensor(c.first, device=self.device)[None]
-            clear = None if cfg.memory_across_episodes else first
-            return self.model(x[None], c.state, clear)[1][0]
+            with self._precision():
+                if not self.model.recurrent:
+                    return self.model(x, c.state)[1].float()
+                first = torch.as_tensor(c.first, device=self.device)[None]
+                clear = None if cfg.memory_across_episodes else first
+                return self.model(x[None], c.state, clear)[1][0].float()
 
     # --- learn --------------------------------------------------------------------------------
 
