@@ -49,31 +49,20 @@ def test_bfloat16_multiplies_in_bfloat16_and_keeps_everything_else_float32(
     assert seen == {torch.float32}
 
 
+def _train(folder: Path, env: str = ENV, **extra: object) -> object:
+    return train(env, out_dir=folder, progress=False, reference_episodes=0, **TINY, **extra)
+
+
 def test_bfloat16_runs_train_an_auxiliary_head_and_their_checkpoints_play(
     tmp_path: Path,
 ) -> None:
     env = "hiddengrid/FieldCipher-v0"
-    result = train(
-        env,
-        out_dir=tmp_path / "fc",
-        progress=False,
-        reference_episodes=0,
-        precision="bfloat16",
-        auxiliary="field_cipher_message",
-        **TINY,
-    )
+    result = _train(tmp_path / "fc", env, precision="bfloat16", auxiliary="field_cipher_message")
     _, config, _ = load_checkpoint(result.checkpoint)
     assert config.precision == "bfloat16"
     play_checkpoint(env, result.checkpoint, 4)
-    plain = train(ENV, out_dir=tmp_path / "am", progress=False, reference_episodes=0, **TINY)
-    half = train(
-        ENV,
-        out_dir=tmp_path / "am16",
-        progress=False,
-        reference_episodes=0,
-        precision="bfloat16",
-        **TINY,
-    )
+    plain = _train(tmp_path / "am")
+    half = _train(tmp_path / "am16", precision="bfloat16")
     a = torch.load(plain.checkpoint, weights_only=True)["model"]
     b = torch.load(half.checkpoint, weights_only=True)["model"]
     assert any(not torch.equal(a[k], b[k]) for k in a)  # the option changes the arithmetic
