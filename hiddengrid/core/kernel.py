@@ -46,6 +46,7 @@ import hashlib
 import os
 import pickle
 import shutil
+import sys
 import tempfile
 import types
 import warnings
@@ -565,6 +566,12 @@ def start_thread_pool() -> None:
     while Numba loads its OpenMP runtime and is removed from the environment right after, and
     only when nobody chose one: a pool already started, or any of :data:`WAIT_SETTINGS` set by
     the user, is left as it is.
+
+    Starting the pool sets the process's OpenMP thread count to the pool's size, and PyTorch's
+    CPU threads are OpenMP's: a training run that had set torch to one thread then ran its
+    tensor operations on every core, beside a spinning pool thread (SquadRecon's recipe,
+    whose teacher starts the pool after the trainer set its threads: 3.5x the wall time on
+    this 2-core machine beside another run). The thread count torch had is put back.
     """
     global _pool_started
     if _pool_started:
@@ -575,14 +582,20 @@ def start_thread_pool() -> None:
         return  # started before us: its settings stand
     except ValueError:
         pass
-    if any(name in os.environ for name in WAIT_SETTINGS):
-        numba.get_num_threads()  # starts the pool
-        return
-    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    torch = sys.modules.get("torch")  # loaded by the caller, if at all: never imported here
+    torch_threads = torch.get_num_threads() if torch is not None else None
     try:
-        numba.get_num_threads()
+        if any(name in os.environ for name in WAIT_SETTINGS):
+            numba.get_num_threads()  # starts the pool
+            return
+        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+        try:
+            numba.get_num_threads()
+        finally:
+            del os.environ["OMP_WAIT_POLICY"]
     finally:
-        del os.environ["OMP_WAIT_POLICY"]
+        if torch is not None and torch.get_num_threads() != torch_threads:
+            torch.set_num_threads(torch_threads)
 
 
 def run_on(num_threads: int, dispatcher: Any, *args: Any) -> None:

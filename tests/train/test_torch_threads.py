@@ -1,0 +1,50 @@
+"""Numba's thread pool and torch share OpenMP: starting the pool must not change the thread
+count a run gave torch (it set it to the pool's size, so a one-thread run computed its tensors
+on every core beside a spinning pool thread)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("torch")
+
+
+def _run(code: str) -> list[str]:
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout.split()
+
+
+def test_starting_the_pool_keeps_torchs_thread_count() -> None:
+    code = (
+        "import torch, numba\n"
+        "torch.set_num_threads(1)\n"
+        "torch.randn(100_000).sum()  # torch's OpenMP runtime in use, as in a run\n"
+        "from hiddengrid.core import kernel\n"
+        "kernel.start_thread_pool()\n"
+        "pool = numba.get_num_threads() == numba.config.NUMBA_NUM_THREADS\n"
+        "print(torch.get_num_threads(), pool)\n"
+    )
+    assert _run(code) == ["1", "True"]
+
+
+def test_a_run_whose_teacher_starts_the_pool_keeps_one_torch_thread(tmp_path) -> None:
+    """SquadRecon's recipe: the trainer sets torch's threads, then the imitated heuristic's
+    thread scratch starts Numba's pool."""
+    code = (
+        "import torch, numba\n"
+        "from hiddengrid.train import train\n"
+        "from hiddengrid.train.recipes import recipe_settings\n"
+        "from hiddengrid.core import kernel\n"
+        "assert not kernel._pool_started\n"
+        "env = 'hiddengrid/SquadRecon-v0'\n"
+        "settings = {**recipe_settings('squad_recon_dagger_view', env), 'num_envs': 8,\n"
+        "            'rollout': 8, 'minibatches': 2, 'hidden': 16, 'imitation_steps': 64}\n"
+        f"train(env, out_dir={str(tmp_path / 'run')!r}, progress=False, reference_episodes=0,\n"
+        "      total_steps=64, **settings)\n"
+        "print(kernel._pool_started, torch.get_num_threads())\n"
+    )
+    assert _run(code) == ["True", "1"]
