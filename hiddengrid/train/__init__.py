@@ -15,8 +15,13 @@ import types
 from pathlib import Path
 from typing import Any
 
-from hiddengrid.train.config import PPOConfig
-from hiddengrid.train.trainer import PPOTrainer, TrainResult
+from hiddengrid.core.kernel import import_with_sleeping_waits
+
+# before anything imports torch: it brings the process's OpenMP, and Numba's threads share it
+import_with_sleeping_waits("torch")
+
+from hiddengrid.train.config import PPOConfig  # noqa: E402
+from hiddengrid.train.trainer import PPOTrainer, TrainResult  # noqa: E402
 
 
 def train(

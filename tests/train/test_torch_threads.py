@@ -4,6 +4,7 @@ on every core beside a spinning pool thread)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -48,3 +49,27 @@ def test_a_run_whose_teacher_starts_the_pool_keeps_one_torch_thread(tmp_path) ->
         "print(kernel._pool_started, torch.get_num_threads())\n"
     )
     assert _run(code) == ["True", "1"]
+
+
+@pytest.mark.parametrize(("preset", "spin"), [(None, "'0'"), ("active", "'30000000000'")])
+def test_the_train_package_loads_torchs_openmp_with_sleeping_waits(
+    preset: str | None, spin: str
+) -> None:
+    """OpenMP reads its wait setting when torch loads it; unless the user chose one, the
+    package imports torch with sleeping waits and leaves the environment as it was."""
+    from hiddengrid.core.kernel import WAIT_SETTINGS
+
+    env = {k: v for k, v in os.environ.items() if k not in WAIT_SETTINGS}
+    env["OMP_DISPLAY_ENV"] = "VERBOSE"  # GNU OpenMP prints its settings when loaded
+    if preset is not None:
+        env["OMP_WAIT_POLICY"] = preset
+    code = "import os, hiddengrid.train; print(os.environ.get('OMP_WAIT_POLICY'))"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    shown = [
+        line.split("=")[1].strip() for line in out.stderr.splitlines() if "GOMP_SPINCOUNT" in line
+    ]
+    if not shown:
+        pytest.skip("torch does not use GNU OpenMP here")
+    assert shown == [spin]
+    assert out.stdout.split() == [str(preset)]
