@@ -394,6 +394,15 @@ _VTRACE_OFF_ROWS: tuple[Row, ...] = (
         )
         for seed in (0, 1, 2)
     ),
+    # ... and at 50M on the CPU machine (one run alone on its two cores), to see where the
+    # recipe goes with five times the budget; no GPU machine was lent for it.
+    Row(
+        "SquadRecon-v0-dagger-view-50m-s0",
+        "hiddengrid/SquadRecon-v0",
+        50_000_000,
+        recipe="squad_recon_dagger_view",
+        seed=0,
+    ),
 )
 V2_ROWS: tuple[Row, ...] = tuple(replace(r, vtrace_clip=0.0) for r in _VTRACE_OFF_ROWS)
 V2_DIR = Path(V2_DIR_NAME)
