@@ -571,8 +571,9 @@ def start_thread_pool() -> None:
     Starting the pool sets the process's OpenMP thread count to the pool's size, and PyTorch's
     CPU threads are OpenMP's: a training run that had set torch to one thread then ran its
     tensor operations on every core, beside a spinning pool thread (SquadRecon's recipe,
-    whose teacher starts the pool after the trainer set its threads: 3.5x the wall time on
-    this 2-core machine beside another run). The thread count torch had is put back.
+    whose teacher starts the pool after the trainer set its threads: a short run beside
+    another on this 2-core machine took 67 s wall, 13.5 s with the fix). The thread count
+    torch had is put back.
     """
     global _pool_started
     if _pool_started:
@@ -607,7 +608,7 @@ def import_with_sleeping_waits(name: str) -> types.ModuleType:
     torch is imported before Numba's pool starts (every training run), torch loads it with the
     default spinning waits and the pool's setting comes too late. Measured: AnomalyMapping
     trained with 2,048 sub-envs (two env threads) beside another run, 12.2 s wall with the
-    pool thread spinning (1.9 CPU s) against 9.3 s with sleeping waits. The same rules: only
+    pool thread spinning (1.9 CPU s) against 10.0 s with sleeping waits. The same rules: only
     when nobody chose a setting and nothing loaded OpenMP yet, and the environment is left as
     it was."""
     if name in sys.modules or _pool_started or any(n in os.environ for n in WAIT_SETTINGS):
