@@ -11,7 +11,6 @@ import argparse
 from typing import Any
 
 from hiddengrid.cli_types import nonnegative_float, positive_float, positive_int
-from hiddengrid.train.config import PRECISIONS
 
 # PPOConfig fields set only when given on the command line
 OPTIONAL = (
@@ -46,7 +45,7 @@ def add_ppo_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threads", type=positive_int, help="torch CPU threads (default 1)")
     p.add_argument(
         "--precision",
-        choices=PRECISIONS,
+        choices=("float32", "bfloat16"),  # PPOConfig's PRECISIONS: the package needs torch
         help="the network's passes: float32 (default) or bfloat16 mixed precision, which pays "
         "on CPUs with AMX and recent GPUs",
     )

@@ -89,6 +89,18 @@ def test_an_unknown_precision_is_refused_in_the_api_and_the_cli(
     assert not (tmp_path / "run").exists()
 
 
+def test_the_cli_offers_the_configs_precisions() -> None:
+    import argparse
+
+    from hiddengrid.cli_train import add_ppo_options
+    from hiddengrid.train.config import PRECISIONS
+
+    parser = argparse.ArgumentParser()
+    add_ppo_options(parser)
+    action = next(a for a in parser._actions if a.dest == "precision")
+    assert tuple(action.choices) == PRECISIONS
+
+
 def test_pufferl_is_given_the_same_precision() -> None:
     for precision in ("float32", "bfloat16"):
         config = PPOConfig(env_id=ENV, precision=precision)
