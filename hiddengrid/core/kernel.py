@@ -587,17 +587,25 @@ def start_thread_pool() -> None:
     torch = sys.modules.get("torch")  # loaded by the caller, if at all: never imported here
     torch_threads = torch.get_num_threads() if torch is not None else None
     try:
-        if any(name in os.environ for name in WAIT_SETTINGS):
+        with _sleeping_waits():
             numba.get_num_threads()  # starts the pool
-            return
-        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
-        try:
-            numba.get_num_threads()
-        finally:
-            del os.environ["OMP_WAIT_POLICY"]
     finally:
         if torch is not None and torch.get_num_threads() != torch_threads:
             torch.set_num_threads(torch_threads)
+
+
+@contextlib.contextmanager
+def _sleeping_waits() -> Iterator[None]:
+    """``OMP_WAIT_POLICY=PASSIVE`` for whatever loads OpenMP inside, unless the user chose one
+    of :data:`WAIT_SETTINGS`; the environment is left as it was."""
+    if any(name in os.environ for name in WAIT_SETTINGS):
+        yield
+        return
+    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    try:
+        yield
+    finally:
+        del os.environ["OMP_WAIT_POLICY"]
 
 
 def import_with_sleeping_waits(name: str) -> types.ModuleType:
@@ -611,13 +619,10 @@ def import_with_sleeping_waits(name: str) -> types.ModuleType:
     pool thread spinning (1.9 CPU s) against 10.0 s with sleeping waits. The same rules: only
     when nobody chose a setting and nothing loaded OpenMP yet, and the environment is left as
     it was."""
-    if name in sys.modules or _pool_started or any(n in os.environ for n in WAIT_SETTINGS):
+    if name in sys.modules or _pool_started:
         return importlib.import_module(name)
-    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
-    try:
+    with _sleeping_waits():
         return importlib.import_module(name)
-    finally:
-        del os.environ["OMP_WAIT_POLICY"]
 
 
 def run_on(num_threads: int, dispatcher: Any, *args: Any) -> None:

@@ -404,8 +404,9 @@ class PPOTrainer:
                     logits, value = logits[0], value[0]
                 else:
                     logits, value, _ = self.model(x, c.state, viewed=True)
-            logits, value = logits.float(), value.float()
-            c.state = tuple(s.float() for s in c.state)
+            if self.config.precision != "float32":  # sampling and the buffers stay float32
+                logits, value = logits.float(), value.float()
+                c.state = tuple(s.float() for s in c.state)
             logits = masked_logits(logits, mask)
             if self.expert is not None:  # the warm start: the imitated agent acts
                 chosen = self.expert.act(self.expert_obs, c.first)
