@@ -8,6 +8,7 @@ from typing import Any
 import torch
 
 from hiddengrid.train.config import PPOConfig
+from hiddengrid.train.encoders import build_encoder
 from hiddengrid.train.features import build_view
 from hiddengrid.train.policy import ActorCritic
 
@@ -92,13 +93,17 @@ def load_checkpoint(
     weights = data["model"]
     if not isinstance(weights, dict):
         raise ValueError(f"checkpoint {name!r} is damaged: its weights are not a table")
+    inputs = _input_size(config, obs_size, nvec)
+    view = build_view(config.features, obs_size)
+    extra = int(view.extra) if view is not None else 0
     model = ActorCritic(
-        _input_size(config, obs_size, nvec),
+        inputs,
         nvec,
         config.hidden,
         config.policy,
         aux_sizes(config),
-        build_view(config.features, obs_size),
+        view,
+        build_encoder(config.encoder, inputs + extra, extra, config.hidden),
     )
     expected = model.state_dict()
     if set(weights) != set(expected):

@@ -87,6 +87,9 @@ class PPOConfig:
     returns), then PPO takes over for ``total_steps``.
     ``features`` names an observation view of :mod:`hiddengrid.train.features` (extra inputs
     computed from the observation, such as the map around each of SquadRecon's squads).
+    ``encoder`` names a network of :mod:`hiddengrid.train.encoders` that takes the place of
+    the two-layer MLP encoder (one network shared by SquadRecon's squads, say); it reads its
+    view's columns, so it needs that view as ``features``.
     ``env_kwargs`` are the env's keyword arguments (Megacity's ``level``, ...), checked by the
     env and kept in the checkpoint with its defaults filled in, so evaluation plays the env
     the policy learnt.
@@ -102,9 +105,9 @@ class PPOConfig:
     it does not; ``"float32"`` (the default) is what every published run used.
     ``init_checkpoint`` starts the policy from the weights of a checkpoint of the same env
     (a stage of a curriculum: trained at Megacity's level 0, say, then at level 3), with the
-    same network (policy kind, ``hidden``, memory, ``features``) and any env arguments; the
-    optimizer, the step count and the learning-rate schedule start afresh, and the auxiliary
-    head's weights are taken only when both runs name the same ``auxiliary``.
+    same network (policy kind, ``hidden``, memory, ``features``, ``encoder``) and any env
+    arguments; the optimizer, the step count and the learning-rate schedule start afresh, and
+    the auxiliary head's weights are taken only when both runs name the same ``auxiliary``.
     """
 
     env_id: str = "hiddengrid/AnomalyMapping-v0"
@@ -130,6 +133,7 @@ class PPOConfig:
     shaping: str = ""
     auxiliary: str = ""
     features: str = ""
+    encoder: str = ""
     aux_coef: float = 1.0
     imitation: str = ""
     imitation_steps: int = 0
@@ -239,6 +243,16 @@ class PPOConfig:
             from hiddengrid.train.features import FEATURES
 
             _check_named("features", self.features, FEATURES, self.env_id)
+        if self.encoder:
+            from hiddengrid.train.encoders import ENCODERS
+
+            _check_named("encoder", self.encoder, ENCODERS, self.env_id)
+            view = ENCODERS[self.encoder].view
+            if self.features != view:
+                raise ValueError(
+                    f"encoder {self.encoder} reads the view {view}: set features={view!r} "
+                    f"(got {self.features!r})"
+                )
         self.env_kwargs = resolved_env_kwargs(self.env_id, self.env_kwargs)
         check_imitation(self.env_id, self.imitation, self.imitation_steps)
         if not isinstance(self.legacy_env_seeds, bool):

@@ -40,9 +40,9 @@ def _layer(inputs: int, outputs: int, gain: float) -> nn.Linear:
 
 
 class ActorCritic(nn.Module):
-    """Encoder (two ReLU layers), optional GRU/LSTM core, policy and value heads, and with
-    ``aux_sizes`` an auxiliary head on the core's output predicting training-only labels
-    (:mod:`hiddengrid.train.auxiliary`); acting never uses it."""
+    """Encoder (two ReLU layers, or a named encoder), optional GRU/LSTM core, policy and
+    value heads, and with ``aux_sizes`` an auxiliary head on the core's output predicting
+    training-only labels (:mod:`hiddengrid.train.auxiliary`); acting never uses it."""
 
     def __init__(
         self,
@@ -52,6 +52,7 @@ class ActorCritic(nn.Module):
         core: str,
         aux_sizes: Sequence[int] = (),
         view: nn.Module | None = None,
+        encoder: nn.Module | None = None,
     ) -> None:
         super().__init__()
         # an observation view (hiddengrid.train.features) appends its columns to the input
@@ -63,11 +64,16 @@ class ActorCritic(nn.Module):
         self.core_kind = core
         self.hidden = hidden
         root2 = float(np.sqrt(2))
-        self.encoder = nn.Sequential(
-            _layer(input_size, hidden, root2),
-            nn.ReLU(),
-            _layer(hidden, hidden, root2),
-            nn.ReLU(),
+        # a named encoder (hiddengrid.train.encoders) takes the MLP's place
+        self.encoder = (
+            encoder
+            if encoder is not None
+            else nn.Sequential(
+                _layer(input_size, hidden, root2),
+                nn.ReLU(),
+                _layer(hidden, hidden, root2),
+                nn.ReLU(),
+            )
         )
         self.core: nn.Module | None
         if core == "gru":

@@ -144,7 +144,7 @@ def train_pufferl(config: PPOConfig, checkpoint: str | Path) -> PufferlResult:
 
     Sub-env ``i`` starts from env seed ``config.env_seed + i``, as in ``hiddengrid train``;
     torch's generator is seeded with ``config.seed`` (PuffeRL leaves that to its caller)."""
-    extras = (config.shaping, config.auxiliary, config.imitation, config.features)
+    extras = (config.shaping, config.auxiliary, config.imitation, config.features, config.encoder)
     if (
         config.policy != "mlp"
         or config.memory_across_episodes

@@ -86,6 +86,20 @@ RECIPES: dict[str, Recipe] = {
         "policy also reads, per squad, the map around it and where the unexplored ground lies "
         "from it (computed from the observation, no weights)",
     ),
+    "squad_recon_dagger_squads": Recipe(
+        env_id="hiddengrid/SquadRecon-v0",
+        settings={
+            "imitation": "heuristic",
+            "imitation_steps": 131_072,
+            "auxiliary": "squad_recon_teacher",
+            "features": "squad_recon_view",
+            "encoder": "squad_recon_squads",
+            "minibatches": 16,
+        },
+        doc="squad_recon_dagger_view with one encoder shared by the three squads: each "
+        "squad's view is read by the same weights (with a summary of the observation and "
+        "which squad it is), so the rule learnt for one squad serves the others",
+    ),
 }
 
 

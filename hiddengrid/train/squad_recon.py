@@ -289,3 +289,51 @@ def _view_kernel(
                 out[i, o + 2] = near * standing[j]
                 out[i, o + 3] = standing[j]
                 o += 4
+
+
+class SquadEncoder(torch.nn.Module):
+    """An encoder (:mod:`hiddengrid.train.encoders`) that shares one network across squads.
+
+    The heuristic orders each squad mostly from what lies around it, the same rule for each
+    squad; a plain MLP over all three views must learn that rule three times, once per block
+    of inputs. Here one layer summarises the input without the views (``hidden`` features);
+    one two-layer network reads, per squad, its view block, the summary and a one-hot of
+    which squad it is; a last layer mixes the three squads' features and the summary.
+    The training page gives what this was worth on a fixed set of the teacher's labels."""
+
+    def __init__(self, input_size: int, view_extra: int, hidden: int) -> None:
+        super().__init__()
+        from hiddengrid.envs.squad_recon.constants import NUM_SQUADS
+
+        if view_extra != NUM_SQUADS * PER_SQUAD:
+            raise ValueError(
+                f"the squads encoder reads squad_recon_view's {NUM_SQUADS * PER_SQUAD} "
+                f"columns, got {view_extra}"
+            )
+        from hiddengrid.train.policy import _layer
+
+        root2 = float(np.sqrt(2))
+        self.squads = NUM_SQUADS
+        self.base = input_size - view_extra
+        self.summary = torch.nn.Sequential(_layer(self.base, hidden, root2), torch.nn.ReLU())
+        self.squad = torch.nn.Sequential(
+            _layer(PER_SQUAD + hidden + NUM_SQUADS, hidden, root2),
+            torch.nn.ReLU(),
+            _layer(hidden, hidden, root2),
+            torch.nn.ReLU(),
+        )
+        self.mix = torch.nn.Sequential(
+            _layer((NUM_SQUADS + 1) * hidden, hidden, root2), torch.nn.ReLU()
+        )
+        self.register_buffer("which", torch.eye(NUM_SQUADS), persistent=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        lead, k = x.shape[:-1], self.squads
+        x = x.reshape(-1, x.shape[-1])
+        n = x.shape[0]
+        summary = self.summary(x[:, : self.base])
+        views = x[:, self.base :].reshape(n, k, PER_SQUAD)
+        which = self.which.to(x.dtype)[None].expand(n, -1, -1)
+        per = self.squad(torch.cat([views, summary[:, None].expand(-1, k, -1), which], -1))
+        z = self.mix(torch.cat([per.reshape(n, -1), summary], -1))
+        return z.reshape(*lead, -1)

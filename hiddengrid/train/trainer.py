@@ -28,6 +28,7 @@ from hiddengrid.registry import ENV_IDS, definition_of
 from hiddengrid.train.auxiliary import AUXILIARIES, EPISODE_STATS
 from hiddengrid.train.checkpoint import aux_sizes, save_checkpoint
 from hiddengrid.train.config import PPOConfig
+from hiddengrid.train.encoders import build_encoder
 from hiddengrid.train.features import build_view
 from hiddengrid.train.policy import (
     ActorCritic,
@@ -207,7 +208,7 @@ def start_from(model: ActorCritic, config: PPOConfig) -> None:
         raise ValueError(
             f"init_checkpoint {path!r} was trained on {old.env_id}, not {config.env_id}"
         )
-    for name in ("policy", "hidden", "memory_across_episodes", "features"):
+    for name in ("policy", "hidden", "memory_across_episodes", "features", "encoder"):
         if getattr(old, name) != getattr(config, name):
             raise ValueError(
                 f"init_checkpoint {path!r} has {name} {getattr(old, name)!r}, this run "
@@ -286,8 +287,11 @@ class PPOTrainer:
         # the rollout stores each input with its view's columns (see _collect)
         self.stored_size = self.inputs.size + (int(view.extra) if view is not None else 0)
         _check_memory(cfg, self.stored_size, sum(self.nvec))
+        encoder = build_encoder(
+            cfg.encoder, self.stored_size, self.stored_size - self.inputs.size, cfg.hidden
+        )
         self.model = ActorCritic(
-            self.inputs.size, self.nvec, cfg.hidden, cfg.policy, aux_sizes(cfg), view
+            self.inputs.size, self.nvec, cfg.hidden, cfg.policy, aux_sizes(cfg), view, encoder
         ).to(self.device)
         if cfg.init_checkpoint:
             start_from(self.model, cfg)
