@@ -387,3 +387,17 @@ def test_an_unknown_row_gets_one_line_naming_the_nearest_and_changes_nothing(
     assert baselines.main(["--v2", "--list"]) == 0
     listed = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
     assert listed == [row.name for row in baselines.V2_ROWS]
+
+
+def test_every_setting_and_recipe_is_in_the_training_page() -> None:
+    # the settings table names each PPOConfig field, the recipes table each recipe
+    import dataclasses
+    import re
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "training.md").read_text()
+    settings = page[page.index("## Settings") : page.index("## Observations")]
+    named = set(re.findall(r"`(\w+)`", "\n".join(re.findall(r"^\| [^|]+\|", settings, re.M))))
+    missing = [f.name for f in dataclasses.fields(PPOConfig) if f.name not in named]
+    assert not missing or missing == ["env_id"], missing
+    recipes = page[page.index("## Recipes") : page.index("### Shaping alone")]
+    assert [name for name in RECIPES if f"| `{name}` |" not in recipes] == []

@@ -1,0 +1,146 @@
+"""Named encoders (PPOConfig.encoder): SquadRecon's squads encoder and its recipe."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from helpers import play_checkpoint  # noqa: E402
+
+from hiddengrid.train import PPOConfig, PPOTrainer, train  # noqa: E402
+from hiddengrid.train.checkpoint import load_checkpoint  # noqa: E402
+from hiddengrid.train.encoders import ENCODERS, build_encoder  # noqa: E402
+from hiddengrid.train.recipes import recipe_settings  # noqa: E402
+from hiddengrid.train.squad_recon import PER_SQUAD, SquadEncoder, SquadReconView  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+SQUAD = "hiddengrid/SquadRecon-v0"
+TINY = {"num_envs": 8, "rollout": 8, "minibatches": 2, "hidden": 16, "total_steps": 128}
+VIEWED = {"features": "squad_recon_view", "encoder": "squad_recon_squads"}
+
+
+def _encoder(hidden: int = 16) -> SquadEncoder:
+    torch.manual_seed(0)
+    extra = SquadReconView(1440).extra
+    return SquadEncoder(1440 + extra, extra, hidden)
+
+
+def test_squads_encoder_keeps_leading_dimensions() -> None:
+    encoder = _encoder()
+    x = torch.rand(5, 7, encoder.base + 3 * PER_SQUAD)
+    assert encoder(x).shape == (5, 7, 16)
+    assert torch.equal(encoder(x).reshape(35, 16), encoder(x.reshape(35, -1)))
+
+
+def test_each_squad_is_read_by_the_same_weights_and_sees_only_its_own_view() -> None:
+    """Changing squad 1's view block changes squad 1's features only; the same view block,
+    summary and squad index give the same features whichever slot they sit in (one network
+    shared by the squads, not three)."""
+    encoder = _encoder()
+    seen: list[torch.Tensor] = []
+    encoder.squad.register_forward_hook(lambda m, i, out: seen.append(out.detach()))
+    x = torch.rand(4, encoder.base + 3 * PER_SQUAD)
+    y = x.clone()
+    y[:, encoder.base + PER_SQUAD : encoder.base + 2 * PER_SQUAD] = torch.rand(4, PER_SQUAD)
+    encoder(x)
+    encoder(y)
+    before, after = seen
+    assert torch.equal(before[:, 0], after[:, 0]) and torch.equal(before[:, 2], after[:, 2])
+    assert not torch.equal(before[:, 1], after[:, 1])
+    # one set of weights: the per-squad network's first layer takes one squad's block
+    first = encoder.squad[0]
+    assert first.in_features == PER_SQUAD + 16 + 3
+    assert not any(
+        isinstance(m, torch.nn.Linear) and m.in_features > encoder.base for m in encoder.modules()
+    )
+
+
+def test_squads_encoder_refuses_another_view_width() -> None:
+    with pytest.raises(ValueError, match="reads squad_recon_view's 1008 columns, got 100"):
+        SquadEncoder(1540, 100, 16)
+
+
+def test_config_checks_the_encoder_and_its_view() -> None:
+    with pytest.raises(ValueError, match="encoder must be one of squad_recon_squads"):
+        PPOConfig.from_dict({"env_id": SQUAD, "encoder": "nope"})
+    with pytest.raises(ValueError, match="encoder squad_recon_squads is for hiddengrid/SquadRecon"):
+        PPOConfig.from_dict(
+            {"env_id": "hiddengrid/FieldCipher-v0", "encoder": "squad_recon_squads"}
+        )
+    with pytest.raises(ValueError, match="reads the view squad_recon_view: set features="):
+        PPOConfig.from_dict({"env_id": SQUAD, "encoder": "squad_recon_squads"})
+    config = PPOConfig.from_dict({"env_id": SQUAD, **VIEWED})
+    assert config.encoder == "squad_recon_squads"
+    for name, entry in ENCODERS.items():
+        assert entry.doc and recipe_settings("squad_recon_dagger_squads", SQUAD)["encoder"] == name
+
+
+def test_the_mlp_stays_without_an_encoder_and_the_encoder_replaces_it(tmp_path: Path) -> None:
+    # Without an encoder the policy keeps the two layers every published checkpoint holds
+    # (test_published_rerun retrains one bit for bit); a named encoder takes their place.
+    assert build_encoder("", 10, 0, 8) is None
+    plain = PPOTrainer(PPOConfig.from_dict({"env_id": SQUAD, **TINY}), tmp_path / "a").model
+    published = torch.load(
+        ROOT / "docs/baselines/trainer_v2/SquadRecon-v0-dagger-view-10m-s0.pt", weights_only=True
+    )["model"]
+    keys = {k for k in plain.state_dict() if k.startswith("encoder.")}
+    assert keys == {k for k in published if k.startswith("encoder.")}
+    assert keys == {"encoder.0.weight", "encoder.0.bias", "encoder.2.weight", "encoder.2.bias"}
+    config = PPOConfig.from_dict({"env_id": SQUAD, **TINY, **VIEWED})
+    model = PPOTrainer(config, tmp_path / "b").model
+    assert isinstance(model.encoder, SquadEncoder)
+    assert not any(k.startswith("encoder.0.") for k in model.state_dict())
+
+
+def test_squads_recipe_trains_and_its_checkpoint_loads_with_the_encoder_and_plays(
+    tmp_path: Path,
+) -> None:
+    settings = {
+        **recipe_settings("squad_recon_dagger_squads", SQUAD),
+        "imitation_steps": 64,
+        **TINY,
+    }
+    result = train(SQUAD, out_dir=tmp_path / "a", progress=False, reference_episodes=0, **settings)
+    model, config, _ = load_checkpoint(result.checkpoint)
+    assert config.encoder == "squad_recon_squads" and config.features == "squad_recon_view"
+    assert isinstance(model.encoder, SquadEncoder)
+    assert (tmp_path / "a" / "imitation.csv").is_file()
+    # the weights it loads are the ones the run wrote (a second load plays the same)
+    data = torch.load(result.checkpoint, weights_only=True)
+    for key, value in model.state_dict().items():
+        assert torch.equal(value, data["model"][key]), key
+    play_checkpoint(SQUAD, result.checkpoint, 4)
+    # a run starts from it only with the same encoder
+    with pytest.raises(ValueError, match="has encoder 'squad_recon_squads', this run ''"):
+        train(
+            SQUAD,
+            out_dir=tmp_path / "b",
+            progress=False,
+            reference_episodes=0,
+            **{**settings, "encoder": "", "init_checkpoint": str(result.checkpoint)},
+        )
+
+
+def test_pufferl_refuses_an_encoder() -> None:
+    from hiddengrid.train.pufferl_runner import train_pufferl
+
+    config = PPOConfig.from_dict({"env_id": SQUAD, **TINY, **VIEWED})
+    with pytest.raises(ValueError, match="PuffeRL runs plain PPO"):
+        train_pufferl(config, "unused.pt")
+
+
+def test_teacher_fit_writes_a_row_per_network(tmp_path: Path) -> None:
+    from hiddengrid.train.teacher_fit import NETWORKS, main
+
+    out = tmp_path / "fit.txt"
+    assert main(["--steps", "8", "--passes", "1", "--out", str(out)]) == 0
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| ") and "%" in line]
+    assert [row.split(" | ")[0][2:] for row in rows] == [n[0] for n in NETWORKS]
+    for row in rows:
+        shares = [float(cell.strip("* %")) for cell in row.split(" | ")[2:4]]
+        assert all(0.0 <= share <= 100.0 for share in shares)
+    with pytest.raises(SystemExit):
+        main(["--steps", "2"])
