@@ -79,6 +79,10 @@ VARIANTS["defaults_vtrace"] = {**VARIANTS["defaults"], "vtrace_clip": 1.0}
 VARIANTS["defaults_vtrace_cosine"] = {**VARIANTS["defaults_vtrace"], "lr_schedule": "cosine"}
 # today's defaults with the network's passes in bfloat16 mixed precision (an option, not a default)
 VARIANTS["defaults_vtrace_bf16"] = {**VARIANTS["defaults_vtrace"], "precision": "bfloat16"}
+# today's defaults with half and a quarter of the learning work (passes over each rollout):
+# what the time PuffeRL and this trainer both spend learning buys
+VARIANTS["defaults_vtrace_epochs2"] = {**VARIANTS["defaults_vtrace"], "epochs": 2}
+VARIANTS["defaults_vtrace_epochs1"] = {**VARIANTS["defaults_vtrace"], "epochs": 1}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
