@@ -402,6 +402,18 @@ _VTRACE_OFF_ROWS: tuple[Row, ...] = (
         50_000_000,
         recipe="squad_recon_dagger_view",
         seed=0,
+    ),  # The recipe with one encoder shared by the three squads, beside the rows above at 1M
+    # and 10M (same settings, seeds and budgets; only the encoder differs).
+    *(
+        Row(
+            f"SquadRecon-v0-dagger-squads-{label}-s{seed}",
+            "hiddengrid/SquadRecon-v0",
+            steps,
+            recipe="squad_recon_dagger_squads",
+            seed=seed,
+        )
+        for label, steps, seeds in (("10m", 10_000_000, (0, 1)),)
+        for seed in seeds
     ),
 )
 V2_ROWS: tuple[Row, ...] = tuple(replace(r, vtrace_clip=0.0) for r in _VTRACE_OFF_ROWS)
