@@ -402,7 +402,8 @@ _VTRACE_OFF_ROWS: tuple[Row, ...] = (
         50_000_000,
         recipe="squad_recon_dagger_view",
         seed=0,
-    ),  # The recipe with one encoder shared by the three squads, beside the rows above at 1M
+    ),
+    # The recipe with one encoder shared by the three squads, beside the rows above at 1M
     # and 10M (same settings, seeds and budgets; only the encoder differs).
     *(
         Row(
