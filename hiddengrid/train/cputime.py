@@ -2,6 +2,7 @@
 
     python -m hiddengrid.train.cputime [--env ID] [--steps 131072] [--repeats 3] [--pufferl]
         [--precision float32|bfloat16]
+    python -m hiddengrid.train.cputime --recipe NAME --recipe NAME ... [--steps N] [--repeats R]
 
 Wall-clock steps/s on a shared machine moves with the other jobs; the CPU time this process
 spends (``time.process_time``: user + system, all its threads) per env step does not, or far
@@ -10,7 +11,9 @@ V-trace off as the published rows were trained, today's defaults), alternating, 
 process after a warm-up run that compiles the env's kernels; the table gives each variant's
 median microseconds of CPU per env step and the ratios. ``--pufferl`` adds PufferLib's
 PuffeRL with the same network, inputs and settings as the defaults
-(:mod:`hiddengrid.train.pufferl_runner`) to each repeat.
+(:mod:`hiddengrid.train.pufferl_runner`) to each repeat. ``--recipe`` times named recipes
+against each other instead, on their env: ``--steps`` of cloning where the recipe clones, then
+``--steps`` of PPO, V-trace off as in the published rows; the CPU is per env step of both.
 """
 
 from __future__ import annotations
@@ -74,7 +77,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="float32",
         help="the network passes' precision, for every trainer (PuffeRL's setting too)",
     )
+    parser.add_argument(
+        "--recipe",
+        action="append",
+        default=[],
+        help="time these recipes against each other instead (repeatable)",
+    )
     args = parser.parse_args(argv)
+    if args.recipe:
+        return _recipes(parser, args)
     per_step: dict[str, list[float]] = {name: [] for name in VARIANTS}
     if args.pufferl:
         from hiddengrid.train.pufferl_runner import import_pufferl
@@ -115,6 +126,56 @@ def main(argv: Sequence[str] | None = None) -> int:
     if PUFFERL in medians:
         ratio = medians[PUFFERL] / second
         print(f"PuffeRL uses {ratio:.2f}x trainer v2's CPU per step (v2: {ratio:.2f}x its speed)")
+    return 0
+
+
+def _recipes(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``--recipe``: each recipe's CPU per env step, alternating, after a warm-up run."""
+    from hiddengrid.train.recipes import RECIPES, recipe_settings
+
+    unknown = [name for name in args.recipe if name not in RECIPES]
+    if unknown:
+        parser.error(f"unknown recipe {unknown[0]!r}; recipes: {', '.join(RECIPES)}")
+    envs = {RECIPES[name].env_id for name in args.recipe}
+    if len(envs) > 1 or args.pufferl:
+        parser.error("--recipe times recipes of one env against each other, without --pufferl")
+    env_id = envs.pop()
+    variants = {}
+    for name in args.recipe:
+        settings = {**recipe_settings(name, env_id), "vtrace_clip": 0.0}
+        settings["precision"] = args.precision
+        if settings.get("imitation"):
+            settings["imitation_steps"] = args.steps
+        variants[name] = settings
+    per_step: dict[str, list[float]] = {name: [] for name in variants}
+    with tempfile.TemporaryDirectory() as tmp:
+        warm = {**variants[args.recipe[0]]}
+        if warm.get("imitation"):
+            warm["imitation_steps"] = 16_384
+        cpu_seconds(env_id, 16_384, warm, Path(tmp) / "warmup")
+        for k in range(args.repeats):
+            for name, settings in variants.items():
+                start = time.process_time()
+                # the steps run: whole updates, the cloning's included
+                steps = train(
+                    env_id,
+                    out_dir=Path(tmp) / f"{k}-{name}",
+                    progress=False,
+                    reference_episodes=0,
+                    total_steps=args.steps,
+                    **settings,
+                ).steps
+                per_step[name].append((time.process_time() - start) / steps * 1e6)
+    print(f"{env_id}, {args.steps:,} PPO steps per run (and as many cloning steps where the")
+    print(f"recipe clones; whole updates), {args.repeats} runs each, passes in {args.precision}")
+    print("| recipe | CPU us per env step (median) | runs |")
+    print("|---|---|---|")
+    medians = {name: statistics.median(v) for name, v in per_step.items()}
+    for name, values in per_step.items():
+        print(f"| {name} | {medians[name]:.1f} | {', '.join(f'{v:.1f}' for v in values)} |")
+    first = args.recipe[0]
+    for name in args.recipe[1:]:
+        print(f"{name} uses {medians[name] / medians[first]:.2f}x {first}'s CPU per step")
     return 0
 
 

@@ -144,3 +144,20 @@ def test_teacher_fit_writes_a_row_per_network(tmp_path: Path) -> None:
         assert all(0.0 <= share <= 100.0 for share in shares)
     with pytest.raises(SystemExit):
         main(["--steps", "2"])
+
+
+def test_cputime_times_recipes_against_each_other(capsys) -> None:
+    from hiddengrid.train import cputime
+
+    names = ["squad_recon_dagger_view", "squad_recon_dagger_squads"]
+    argv = ["--steps", "4096", "--repeats", "1"]
+    assert cputime.main([*argv, "--recipe", names[0], "--recipe", names[1]]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| squad_recon")]
+    assert [row.split(" | ")[0][2:] for row in rows] == names
+    assert all(float(row.split(" | ")[1]) > 0 for row in rows)
+    assert f"{names[1]} uses " in out
+    for bad in (["--recipe", "nope"], ["--recipe", names[0], "--recipe", "megacity_dagger"]):
+        with pytest.raises(SystemExit):
+            cputime.main([*argv, *bad])
+    assert "unknown recipe 'nope'" in capsys.readouterr().err
