@@ -18,6 +18,16 @@ class Recipe:
     doc: str = ""
 
 
+# squad_recon_dagger with a shorter warm start and the egocentric view; the squads recipe adds
+# its encoder to exactly these
+_SQUAD_RECON_VIEW: dict[str, Any] = {
+    "imitation": "heuristic",
+    "imitation_steps": 131_072,
+    "auxiliary": "squad_recon_teacher",
+    "features": "squad_recon_view",
+    "minibatches": 16,
+}
+
 RECIPES: dict[str, Recipe] = {
     "field_cipher_decoder": Recipe(
         env_id="hiddengrid/FieldCipher-v0",
@@ -75,27 +85,14 @@ RECIPES: dict[str, Recipe] = {
     ),
     "squad_recon_dagger_view": Recipe(
         env_id="hiddengrid/SquadRecon-v0",
-        settings={
-            "imitation": "heuristic",
-            "imitation_steps": 131_072,
-            "auxiliary": "squad_recon_teacher",
-            "features": "squad_recon_view",
-            "minibatches": 16,
-        },
+        settings=_SQUAD_RECON_VIEW,
         doc="squad_recon_dagger (with a warm start of 131k steps) and an egocentric view: the "
         "policy also reads, per squad, the map around it and where the unexplored ground lies "
         "from it (computed from the observation, no weights)",
     ),
     "squad_recon_dagger_squads": Recipe(
         env_id="hiddengrid/SquadRecon-v0",
-        settings={
-            "imitation": "heuristic",
-            "imitation_steps": 131_072,
-            "auxiliary": "squad_recon_teacher",
-            "features": "squad_recon_view",
-            "encoder": "squad_recon_squads",
-            "minibatches": 16,
-        },
+        settings={**_SQUAD_RECON_VIEW, "encoder": "squad_recon_squads"},
         doc="squad_recon_dagger_view with one encoder shared by the three squads: each "
         "squad's view is read by the same weights (with a summary of the observation and "
         "which squad it is), so the rule learnt for one squad serves the others",
