@@ -469,8 +469,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     seconds = result.seconds
     total = sum(seconds.values()) or 1.0
     split = ", ".join(f"{k} {v / total:.0%}" for k, v in seconds.items())
+    network = config.policy + (f", encoder {config.encoder}" if config.encoder else "")
     print(
-        f"{args.env} {config.policy}: {result.steps:,} steps at {result.steps_per_second:,.0f} "
+        f"{args.env} {network}: {result.steps:,} steps at {result.steps_per_second:,.0f} "
         f"steps/s ({split}); success over the last 10 % of training: "
         f"{result.success_rate:.1%}"
     )

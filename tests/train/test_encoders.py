@@ -161,3 +161,16 @@ def test_cputime_times_recipes_against_each_other(capsys) -> None:
         with pytest.raises(SystemExit):
             cputime.main([*argv, *bad])
     assert "unknown recipe 'nope'" in capsys.readouterr().err
+
+
+def test_cli_trains_the_squads_recipe_and_names_its_encoder(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    from hiddengrid.cli import main
+
+    args = ["train", "--env", SQUAD, "--recipe", "squad_recon_dagger_squads", "--hidden", "8"]
+    sizes = ["--num-envs", "16", "--rollout", "8", "--steps", "128", "--imitation-steps", "128"]
+    assert main([*args, *sizes, "--quiet", "--out", str(tmp_path / "run")]) in (0, None)
+    assert f"{SQUAD} mlp, encoder squad_recon_squads: 256 steps" in capsys.readouterr().out
+    model, config, _ = load_checkpoint(tmp_path / "run" / "checkpoint.pt")
+    assert config.encoder == "squad_recon_squads" and isinstance(model.encoder, SquadEncoder)
