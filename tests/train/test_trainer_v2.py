@@ -549,7 +549,13 @@ def test_published_rows_and_the_ablations_earlier_variants_keep_vtrace_off() -> 
 
     assert all(row.config()["vtrace_clip"] == 0.0 for row in V2_ROWS)
     today = {k for k, v in VARIANTS.items() if v["vtrace_clip"] > 0}
-    assert today == {"defaults_vtrace", "defaults_vtrace_cosine", "defaults_vtrace_bf16"}
+    assert today == {
+        "defaults_vtrace",
+        "defaults_vtrace_cosine",
+        "defaults_vtrace_bf16",
+        "defaults_vtrace_epochs2",
+        "defaults_vtrace_epochs1",
+    }
     # defaults_vtrace is today's defaults, defaults the ones the ablation chose before V-trace
     defaults, chosen = PPOConfig(), dict(VARIANTS["defaults_vtrace"])
     assert chosen.pop("autoreset") == "same_step" and defaults.same_step  # "auto" is that here
