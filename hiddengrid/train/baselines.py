@@ -83,6 +83,8 @@ class Row:
         origin = f", from {Path(start).stem}" if start else ""  # a curriculum's later stage
         if "num_envs" in self.settings:
             origin += f", {self.settings['num_envs']:,} sub-envs"
+        if self.settings.get("precision", "float32") != "float32":
+            origin += f", {self.settings['precision']} passes"
         if self.machine:
             origin += f", on {self.machine}"
         if self.stopped:
