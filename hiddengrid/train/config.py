@@ -88,8 +88,8 @@ class PPOConfig:
     ``features`` names an observation view of :mod:`hiddengrid.train.features` (extra inputs
     computed from the observation, such as the map around each of SquadRecon's squads).
     ``encoder`` names a network of :mod:`hiddengrid.train.encoders` that takes the place of
-    the two-layer MLP encoder (one network shared by SquadRecon's squads, say); it reads its
-    view's columns, so it needs that view as ``features``.
+    the two-layer MLP encoder (one network shared by SquadRecon's squads, say); one that reads
+    a view's columns needs that view as ``features``.
     ``env_kwargs`` are the env's keyword arguments (Megacity's ``level``, ...), checked by the
     env and kept in the checkpoint with its defaults filled in, so evaluation plays the env
     the policy learnt.
@@ -248,7 +248,7 @@ class PPOConfig:
 
             _check_named("encoder", self.encoder, ENCODERS, self.env_id)
             view = ENCODERS[self.encoder].view
-            if self.features != view:
+            if view and self.features != view:
                 raise ValueError(
                     f"encoder {self.encoder} reads the view {view}: set features={view!r} "
                     f"(got {self.features!r})"

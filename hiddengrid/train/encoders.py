@@ -18,7 +18,7 @@ from torch import nn
 @dataclass(frozen=True)
 class Encoder:
     env_id: str
-    view: str  # the observation view (``features``) whose columns it reads
+    view: str  # the observation view (``features``) it needs, or "" for none
     build: Callable[[int, int, int], nn.Module]  # (input size, view columns, hidden) -> module
     doc: str
 
@@ -29,6 +29,12 @@ def _squad_recon_squads(input_size: int, view_extra: int, hidden: int) -> nn.Mod
     return SquadEncoder(input_size, view_extra, hidden)
 
 
+def _squad_recon_cnn(input_size: int, view_extra: int, hidden: int) -> nn.Module:
+    from hiddengrid.train.squad_recon import SquadMapCNN
+
+    return SquadMapCNN(input_size, view_extra, hidden)
+
+
 ENCODERS: dict[str, Encoder] = {
     "squad_recon_squads": Encoder(
         env_id="hiddengrid/SquadRecon-v0",
@@ -37,6 +43,14 @@ ENCODERS: dict[str, Encoder] = {
         doc="one network shared by the three squads reads each squad's egocentric view "
         "(with a summary of the whole observation and which squad it is); a layer mixes "
         "the three squads' features and the summary",
+    ),
+    "squad_recon_cnn": Encoder(
+        env_id="hiddengrid/SquadRecon-v0",
+        view="",
+        build=_squad_recon_cnn,
+        doc="two 3x3 convolutions (16 channels) over ten map channels read from the flat "
+        "observation (terrain, visible cells, each squad, the detected camps, where a camp "
+        "may stand), beside the whole input into two ReLU layers",
     ),
 }
 

@@ -337,3 +337,74 @@ class SquadEncoder(torch.nn.Module):
         per = self.squad(torch.cat([views, summary[:, None].expand(-1, k, -1), which], -1))
         z = self.mix(torch.cat([per.reshape(n, -1), summary], -1))
         return z.reshape(*lead, -1)
+
+
+class SquadMapCNN(torch.nn.Module):
+    """An encoder (:mod:`hiddengrid.train.encoders`): a small convolutional network over the
+    map, read from the flat observation as ten 15x15 channels (the explored terrain's four
+    one-hot values, what is visible now, one channel per squad where it stands, the detected
+    standing camps, where a camp may stand), two 3x3 convolutions of 16 channels, its output
+    beside the whole input into two ReLU layers of ``hidden``. It reads the view's columns
+    too when the run has one (as any other input)."""
+
+    CHANNELS = 16
+
+    def __init__(self, input_size: int, view_extra: int, hidden: int) -> None:
+        super().__init__()
+        from hiddengrid.core.flat import flat_layout
+        from hiddengrid.envs.squad_recon.constants import (
+            CAMP_MIN_DISTANCE,
+            GRID_SIZE,
+            NUM_CAMPS,
+            NUM_SQUADS,
+        )
+        from hiddengrid.envs.squad_recon.env import observation_space
+        from hiddengrid.train.policy import _layer
+
+        layout = {s.key: s for s in flat_layout(observation_space({}))}
+        self.slices = {k: (s.start, s.stop, s.width) for k, s in layout.items()}
+        self.grid, self.squads_n, self.camps_n = GRID_SIZE, NUM_SQUADS, NUM_CAMPS
+        root2 = float(np.sqrt(2))
+        c = self.CHANNELS
+        self.conv = torch.nn.Sequential(
+            torch.nn.Conv2d(4 + 1 + NUM_SQUADS + 1 + 1, c, 3, padding=1),
+            torch.nn.ReLU(),
+            torch.nn.Conv2d(c, c, 3, padding=1),
+            torch.nn.ReLU(),
+        )
+        for layer in self.conv:
+            if isinstance(layer, torch.nn.Conv2d):
+                torch.nn.init.orthogonal_(layer.weight, root2)
+                torch.nn.init.zeros_(layer.bias)
+        self.mlp = torch.nn.Sequential(
+            _layer(c * GRID_SIZE * GRID_SIZE + input_size, hidden, root2),
+            torch.nn.ReLU(),
+            _layer(hidden, hidden, root2),
+            torch.nn.ReLU(),
+        )
+        rows = torch.arange(GRID_SIZE)
+        far = torch.maximum((GRID_SIZE - 1 - rows)[:, None], rows[None, :])
+        self.register_buffer("possible", (far >= CAMP_MIN_DISTANCE).float(), persistent=False)
+
+    def _part(self, x: torch.Tensor, key: str, shape: tuple[int, ...]) -> torch.Tensor:
+        start, stop, width = self.slices[key]
+        return x[:, start:stop].reshape(x.shape[0], *shape, width)
+
+    def maps(self, x: torch.Tensor) -> torch.Tensor:
+        """The ten map channels of flat observations ``x`` (n, >= 1440): (n, 10, 15, 15)."""
+        n, g = x.shape[0], self.grid
+        terrain = self._part(x, "terrain", (g, g)).permute(0, 3, 1, 2)
+        visible = self._part(x, "visible", (g, g)).permute(0, 3, 1, 2)
+        squads = self._part(x, "squads", (self.squads_n, 4))
+        where = squads[:, :, 0, :, None] * squads[:, :, 1, None, :]  # (n, squads, g, g)
+        camps = self._part(x, "camps", (self.camps_n, 4))
+        standing = camps[:, :, 3, 1]  # status one-hot: detected and not eliminated
+        camp = camps[:, :, 0, :, None] * camps[:, :, 1, None, :] * standing[..., None, None]
+        possible = self.possible.to(x.dtype).expand(n, 1, g, g)
+        return torch.cat([terrain, visible, where, camp.sum(1, keepdim=True), possible], 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        lead = x.shape[:-1]
+        x = x.reshape(-1, x.shape[-1])
+        seen = self.conv(self.maps(x)).flatten(1)
+        return self.mlp(torch.cat([seen, x], -1)).reshape(*lead, -1)

@@ -48,6 +48,7 @@ NETWORKS: tuple[tuple[str, str, str, int], ...] = (
     ("MLP, with the view, hidden 128 (the recipes' network)", "squad_recon_view", "", 128),
     ("MLP, with the view, hidden 512", "squad_recon_view", "", 512),
     ("squads encoder, with the view, hidden 128", "squad_recon_view", "squad_recon_squads", 128),
+    ("CNN over the map, flat observation, hidden 128", "", "squad_recon_cnn", 128),
 )
 
 

@@ -174,3 +174,53 @@ def test_cli_trains_the_squads_recipe_and_names_its_encoder(
     assert f"{SQUAD} mlp, encoder squad_recon_squads: 256 steps" in capsys.readouterr().out
     model, config, _ = load_checkpoint(tmp_path / "run" / "checkpoint.pt")
     assert config.encoder == "squad_recon_squads" and isinstance(model.encoder, SquadEncoder)
+
+
+def test_cnn_maps_are_the_observation_cell_by_cell(tmp_path: Path) -> None:
+    """Differential: the CNN's ten channels equal the env's arrays read cell by cell (the
+    explored terrain's four values, visibility, each squad's cell, the detected standing
+    camps, the cells where a camp may stand)."""
+    import numpy as np
+
+    from hiddengrid.envs.squad_recon.constants import CAMP_MIN_DISTANCE, DETECTED
+    from hiddengrid.train.squad_recon import SquadMapCNN
+
+    config = PPOConfig.from_dict({"env_id": SQUAD, **TINY, "num_envs": 16, "seed": 1_000_000})
+    t = PPOTrainer(config, tmp_path)
+    t.carry = t._start()
+    rng = np.random.default_rng(3)
+    flat = t.carry.flat
+    for _ in range(12):
+        flat, *_ = t.env.step(rng.integers(0, 6, size=(16, 3)))
+    maps = SquadMapCNN(flat.shape[1], 0, 8).maps(torch.as_tensor(flat)).numpy()
+    assert maps.shape == (16, 10, 15, 15)
+    fields = t.base.batch.fields
+    explored, visible = fields["explored"], fields["visible"]
+    squads, camps = fields["squads"], fields["camps_view"]
+    rows, cols = np.indices((15, 15))
+    standing_seen = 0
+    for i in range(16):
+        for value in range(4):  # terrain -1, 0, 1, 2
+            assert np.array_equal(maps[i, value], explored[i] == value - 1)
+        assert np.array_equal(maps[i, 4], visible[i] != 0)
+        for k in range(3):
+            where = (rows == squads[i, k, 0]) & (cols == squads[i, k, 1])
+            assert np.array_equal(maps[i, 5 + k], where)
+        camp = np.zeros((15, 15))
+        for j in range(2):
+            if camps[i, j, 3] == DETECTED:
+                camp[int(camps[i, j, 0]), int(camps[i, j, 1])] += 1
+                standing_seen += 1
+        assert np.array_equal(maps[i, 8], camp)
+        assert np.array_equal(maps[i, 9], np.maximum(14 - rows, cols) >= CAMP_MIN_DISTANCE)
+    assert standing_seen > 0  # the camp channel was checked on detected camps too
+
+
+def test_cnn_encoder_needs_no_view_and_its_checkpoint_plays(tmp_path: Path) -> None:
+    settings = {**TINY, "encoder": "squad_recon_cnn"}
+    result = train(SQUAD, out_dir=tmp_path, progress=False, reference_episodes=0, **settings)
+    model, config, _ = load_checkpoint(result.checkpoint)
+    assert config.encoder == "squad_recon_cnn" and config.features == ""
+    assert any(isinstance(m, torch.nn.Conv2d) for m in model.encoder.modules())
+    assert model(torch.zeros(3, 1440), ())[0].shape == (3, 18)
+    play_checkpoint(SQUAD, result.checkpoint, 4)
