@@ -418,6 +418,15 @@ _VTRACE_OFF_ROWS: tuple[Row, ...] = (
         for label, steps, seeds in (("10m", 10_000_000, (0, 1, 2)), ("1m", 917_504, (0, 1, 2)))
         for seed in seeds
     ),
+    # ... and with a 25M schedule, its passes in bfloat16 (1.6x less CPU here), one seed: how
+    # far the squads encoder goes past 10M in the time this machine had.
+    Row(
+        "SquadRecon-v0-dagger-squads-25m-bf16-s0",
+        "hiddengrid/SquadRecon-v0",
+        25_000_000,
+        recipe="squad_recon_dagger_squads",
+        settings={"precision": "bfloat16"},
+    ),
 )
 V2_ROWS: tuple[Row, ...] = tuple(replace(r, vtrace_clip=0.0) for r in _VTRACE_OFF_ROWS)
 V2_DIR = Path(V2_DIR_NAME)
