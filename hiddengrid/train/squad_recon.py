@@ -77,13 +77,11 @@ VIEW_CHANNELS = 4  # unexplored, blocked (wall, forest or off the map), standing
 PER_SQUAD = (2 * VIEW_RADIUS + 1) ** 2 * VIEW_CHANNELS + 4 + 2 * 4
 
 
-class SquadReconView(torch.nn.Module):
-    """Per squad: its window of the map channels; the share of the wanted cells (unexplored,
-    where a camp may stand) north, south, east and west of it; and per camp the row and column
-    offset (scaled by the grid), whether it is detected and standing, and whether the squad is
-    next to it. ``extra`` features are appended to the flat observation."""
+class _SquadReconInput(torch.nn.Module):
+    """Reads SquadRecon's flat observation: each key's slice (start, stop, one-hot width), the
+    grid's and the teams' sizes, and where a camp may stand (a buffer)."""
 
-    def __init__(self, obs_size: int) -> None:
+    def __init__(self) -> None:
         super().__init__()
         from hiddengrid.core.flat import flat_layout
         from hiddengrid.envs.squad_recon.constants import (
@@ -94,28 +92,37 @@ class SquadReconView(torch.nn.Module):
         )
         from hiddengrid.envs.squad_recon.env import observation_space
 
-        layout = {s.key: s for s in flat_layout(observation_space({}))}
-        if obs_size != sum(s.stop - s.start for s in layout.values()):
-            raise ValueError(f"squad_recon_view needs SquadRecon's {obs_size} flat features")
-        self.obs_size = obs_size
-        self.grid = GRID_SIZE
-        self.squads_n = NUM_SQUADS
-        self.camps_n = NUM_CAMPS
-        self.slices = {k: (s.start, s.stop, s.width) for k, s in layout.items()}
-        read = ("terrain", "squads", "camps")  # the keys the Numba pass reads
-        self._starts = np.asarray([self.slices[k][0] for k in read], dtype=np.int64)
-        self._widths = np.asarray([self.slices[k][2] for k in read], dtype=np.int64)
-        self.extra = NUM_SQUADS * PER_SQUAD
+        layout = flat_layout(observation_space({}))
+        self.slices = {s.key: (s.start, s.stop, s.width) for s in layout}
+        self.obs_width = sum(s.stop - s.start for s in layout)
+        self.grid, self.squads_n, self.camps_n = GRID_SIZE, NUM_SQUADS, NUM_CAMPS
         rows = torch.arange(GRID_SIZE)
         # Chebyshev distance from [14, 0] at least CAMP_MIN_DISTANCE: where a camp may stand
         far = torch.maximum((GRID_SIZE - 1 - rows)[:, None], rows[None, :])
         self.register_buffer("possible", (far >= CAMP_MIN_DISTANCE).float(), persistent=False)
-        self.register_buffer("offsets", torch.arange(2 * VIEW_RADIUS + 1), persistent=False)
-        self.register_buffer("cells", rows.float(), persistent=False)
 
     def _one_hot(self, x: torch.Tensor, key: str, shape: tuple[int, ...]) -> torch.Tensor:
         start, stop, width = self.slices[key]
         return x[:, start:stop].reshape(x.shape[0], *shape, width)
+
+
+class SquadReconView(_SquadReconInput):
+    """Per squad: its window of the map channels; the share of the wanted cells (unexplored,
+    where a camp may stand) north, south, east and west of it; and per camp the row and column
+    offset (scaled by the grid), whether it is detected and standing, and whether the squad is
+    next to it. ``extra`` features are appended to the flat observation."""
+
+    def __init__(self, obs_size: int) -> None:
+        super().__init__()
+        if obs_size != self.obs_width:
+            raise ValueError(f"squad_recon_view needs SquadRecon's {obs_size} flat features")
+        self.obs_size = obs_size
+        read = ("terrain", "squads", "camps")  # the keys the Numba pass reads
+        self._starts = np.asarray([self.slices[k][0] for k in read], dtype=np.int64)
+        self._widths = np.asarray([self.slices[k][2] for k in read], dtype=np.int64)
+        self.extra = self.squads_n * PER_SQUAD
+        self.register_buffer("offsets", torch.arange(2 * VIEW_RADIUS + 1), persistent=False)
+        self.register_buffer("cells", torch.arange(self.grid).float(), persistent=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         lead = x.shape[:-1]
@@ -339,7 +346,7 @@ class SquadEncoder(torch.nn.Module):
         return z.reshape(*lead, -1)
 
 
-class SquadMapCNN(torch.nn.Module):
+class SquadMapCNN(_SquadReconInput):
     """An encoder (:mod:`hiddengrid.train.encoders`): a small convolutional network over the
     map, read from the flat observation as ten 15x15 channels (the explored terrain's four
     one-hot values, what is visible now, one channel per squad where it stands, the detected
@@ -351,23 +358,13 @@ class SquadMapCNN(torch.nn.Module):
 
     def __init__(self, input_size: int, view_extra: int, hidden: int) -> None:
         super().__init__()
-        from hiddengrid.core.flat import flat_layout
-        from hiddengrid.envs.squad_recon.constants import (
-            CAMP_MIN_DISTANCE,
-            GRID_SIZE,
-            NUM_CAMPS,
-            NUM_SQUADS,
-        )
-        from hiddengrid.envs.squad_recon.env import observation_space
         from hiddengrid.train.policy import _layer
 
-        layout = {s.key: s for s in flat_layout(observation_space({}))}
-        self.slices = {k: (s.start, s.stop, s.width) for k, s in layout.items()}
-        self.grid, self.squads_n, self.camps_n = GRID_SIZE, NUM_SQUADS, NUM_CAMPS
+        g = self.grid
         root2 = float(np.sqrt(2))
         c = self.CHANNELS
         self.conv = torch.nn.Sequential(
-            torch.nn.Conv2d(4 + 1 + NUM_SQUADS + 1 + 1, c, 3, padding=1),
+            torch.nn.Conv2d(4 + 1 + self.squads_n + 1 + 1, c, 3, padding=1),
             torch.nn.ReLU(),
             torch.nn.Conv2d(c, c, 3, padding=1),
             torch.nn.ReLU(),
@@ -377,27 +374,20 @@ class SquadMapCNN(torch.nn.Module):
                 torch.nn.init.orthogonal_(layer.weight, root2)
                 torch.nn.init.zeros_(layer.bias)
         self.mlp = torch.nn.Sequential(
-            _layer(c * GRID_SIZE * GRID_SIZE + input_size, hidden, root2),
+            _layer(c * g * g + input_size, hidden, root2),
             torch.nn.ReLU(),
             _layer(hidden, hidden, root2),
             torch.nn.ReLU(),
         )
-        rows = torch.arange(GRID_SIZE)
-        far = torch.maximum((GRID_SIZE - 1 - rows)[:, None], rows[None, :])
-        self.register_buffer("possible", (far >= CAMP_MIN_DISTANCE).float(), persistent=False)
-
-    def _part(self, x: torch.Tensor, key: str, shape: tuple[int, ...]) -> torch.Tensor:
-        start, stop, width = self.slices[key]
-        return x[:, start:stop].reshape(x.shape[0], *shape, width)
 
     def maps(self, x: torch.Tensor) -> torch.Tensor:
         """The ten map channels of flat observations ``x`` (n, >= 1440): (n, 10, 15, 15)."""
         n, g = x.shape[0], self.grid
-        terrain = self._part(x, "terrain", (g, g)).permute(0, 3, 1, 2)
-        visible = self._part(x, "visible", (g, g)).permute(0, 3, 1, 2)
-        squads = self._part(x, "squads", (self.squads_n, 4))
+        terrain = self._one_hot(x, "terrain", (g, g)).permute(0, 3, 1, 2)
+        visible = self._one_hot(x, "visible", (g, g)).permute(0, 3, 1, 2)
+        squads = self._one_hot(x, "squads", (self.squads_n, 4))
         where = squads[:, :, 0, :, None] * squads[:, :, 1, None, :]  # (n, squads, g, g)
-        camps = self._part(x, "camps", (self.camps_n, 4))
+        camps = self._one_hot(x, "camps", (self.camps_n, 4))
         standing = camps[:, :, 3, 1]  # status one-hot: detected and not eliminated
         camp = camps[:, :, 0, :, None] * camps[:, :, 1, None, :] * standing[..., None, None]
         possible = self.possible.to(x.dtype).expand(n, 1, g, g)
