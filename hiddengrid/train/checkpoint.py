@@ -52,6 +52,16 @@ def aux_sizes(config: PPOConfig) -> tuple[int, ...]:
     return task.sizes if task.head == "aux" else ()
 
 
+def build_model(config: PPOConfig, obs_size: int, nvec: list[int]) -> ActorCritic:
+    """The policy a run of ``config`` trains on ``obs_size`` observation features: its input
+    (with the fed-back step under memory), its view, its encoder, core and heads."""
+    inputs = _input_size(config, obs_size, nvec)
+    view = build_view(config.features, obs_size)
+    extra = int(view.extra) if view is not None else 0
+    encoder = build_encoder(config.encoder, inputs + extra, extra, config.hidden)
+    return ActorCritic(inputs, nvec, config.hidden, config.policy, aux_sizes(config), view, encoder)
+
+
 def load_checkpoint(
     path: str | Path, device: str | torch.device = "cpu"
 ) -> tuple[ActorCritic, PPOConfig, dict[str, Any]]:
@@ -93,18 +103,7 @@ def load_checkpoint(
     weights = data["model"]
     if not isinstance(weights, dict):
         raise ValueError(f"checkpoint {name!r} is damaged: its weights are not a table")
-    inputs = _input_size(config, obs_size, nvec)
-    view = build_view(config.features, obs_size)
-    extra = int(view.extra) if view is not None else 0
-    model = ActorCritic(
-        inputs,
-        nvec,
-        config.hidden,
-        config.policy,
-        aux_sizes(config),
-        view,
-        build_encoder(config.encoder, inputs + extra, extra, config.hidden),
-    )
+    model = build_model(config, obs_size, nvec)
     expected = model.state_dict()
     if set(weights) != set(expected):
         lacking = sorted(set(expected) - set(weights))

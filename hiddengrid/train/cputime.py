@@ -113,12 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{args.env}, {args.steps:,} steps per run, {args.repeats} runs each, "
         f"network passes in {args.precision}"
     )
-    print("| trainer | CPU us per env step (median) | runs |")
-    print("|---|---|---|")
-    medians = {name: statistics.median(v) for name, v in per_step.items()}
-    for name, values in per_step.items():
-        runs = ", ".join(f"{v:.1f}" for v in values)
-        print(f"| {name} | {medians[name]:.1f} | {runs} |")
+    medians = _print_table("trainer", per_step)
     first, second = medians["first trainer"], medians["trainer v2 (defaults)"]
     print(f"trainer v2 uses {second / first:.2f}x the first trainer's CPU per step")
     off = medians["trainer v2, V-trace off"]
@@ -127,6 +122,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         ratio = medians[PUFFERL] / second
         print(f"PuffeRL uses {ratio:.2f}x trainer v2's CPU per step (v2: {ratio:.2f}x its speed)")
     return 0
+
+
+def _print_table(kind: str, per_step: dict[str, list[float]]) -> dict[str, float]:
+    """Prints each entry's median and runs (CPU us per env step); returns the medians."""
+    print(f"| {kind} | CPU us per env step (median) | runs |")
+    print("|---|---|---|")
+    medians = {name: statistics.median(v) for name, v in per_step.items()}
+    for name, values in per_step.items():
+        print(f"| {name} | {medians[name]:.1f} | {', '.join(f'{v:.1f}' for v in values)} |")
+    return medians
 
 
 def _recipes(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -168,11 +173,7 @@ def _recipes(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
                 per_step[name].append((time.process_time() - start) / steps * 1e6)
     print(f"{env_id}, {args.steps:,} PPO steps per run (and as many cloning steps where the")
     print(f"recipe clones; whole updates), {args.repeats} runs each, passes in {args.precision}")
-    print("| recipe | CPU us per env step (median) | runs |")
-    print("|---|---|---|")
-    medians = {name: statistics.median(v) for name, v in per_step.items()}
-    for name, values in per_step.items():
-        print(f"| {name} | {medians[name]:.1f} | {', '.join(f'{v:.1f}' for v in values)} |")
+    medians = _print_table("recipe", per_step)
     first = args.recipe[0]
     for name in args.recipe[1:]:
         print(f"{name} uses {medians[name] / medians[first]:.2f}x {first}'s CPU per step")

@@ -33,8 +33,8 @@ import torch
 
 from hiddengrid.core.flat import FlatEncoder
 from hiddengrid.train.agent import PPOAgent
-from hiddengrid.train.encoders import build_encoder
-from hiddengrid.train.features import build_view
+from hiddengrid.train.checkpoint import build_model
+from hiddengrid.train.config import PPOConfig
 from hiddengrid.train.policy import ActorCritic
 from hiddengrid.train.squad_recon import HeuristicTeacher
 
@@ -80,10 +80,8 @@ def labelled_states(checkpoint: str, seed: int, steps: int) -> tuple[np.ndarray,
 
 
 def _network(features: str, encoder: str, hidden: int, obs_size: int) -> ActorCritic:
-    view = build_view(features, obs_size)
-    extra = int(view.extra) if view is not None else 0
-    built = build_encoder(encoder, obs_size + extra, extra, hidden)
-    return ActorCritic(obs_size, [6, 6, 6], hidden, "mlp", (), view, built)
+    config = PPOConfig(env_id=ENV_ID, features=features, encoder=encoder, hidden=hidden)
+    return build_model(config, obs_size, [6, 6, 6])
 
 
 def _agreement(model: ActorCritic, x: torch.Tensor, y: torch.Tensor) -> list[float]:

@@ -26,10 +26,8 @@ import torch
 from hiddengrid.core.flat import FlatVectorEnv
 from hiddengrid.registry import ENV_IDS, definition_of
 from hiddengrid.train.auxiliary import AUXILIARIES, EPISODE_STATS
-from hiddengrid.train.checkpoint import aux_sizes, save_checkpoint
+from hiddengrid.train.checkpoint import build_model, save_checkpoint
 from hiddengrid.train.config import PPOConfig
-from hiddengrid.train.encoders import build_encoder
-from hiddengrid.train.features import build_view
 from hiddengrid.train.policy import (
     ActorCritic,
     State,
@@ -283,16 +281,11 @@ class PPOTrainer:
         self.inputs = PolicyInput(
             self.env.encoder.size, self.nvec, cfg.memory_across_episodes, cfg.num_envs
         )
-        view = build_view(cfg.features, self.env.encoder.size)
+        self.model = build_model(cfg, self.env.encoder.size, self.nvec).to(self.device)
+        view = self.model.view
         # the rollout stores each input with its view's columns (see _collect)
         self.stored_size = self.inputs.size + (int(view.extra) if view is not None else 0)
         _check_memory(cfg, self.stored_size, sum(self.nvec))
-        encoder = build_encoder(
-            cfg.encoder, self.stored_size, self.stored_size - self.inputs.size, cfg.hidden
-        )
-        self.model = ActorCritic(
-            self.inputs.size, self.nvec, cfg.hidden, cfg.policy, aux_sizes(cfg), view, encoder
-        ).to(self.device)
         if cfg.init_checkpoint:
             start_from(self.model, cfg)
         self.optimizer = torch.optim.Adam(
