@@ -22,6 +22,10 @@ OPTIONAL = (
     "vtrace_clip",
     "threads",
     "precision",
+    "shaping",
+    "auxiliary",
+    "features",
+    "encoder",
     "imitation",
     "imitation_steps",
     "init_checkpoint",
@@ -48,6 +52,30 @@ def add_ppo_options(p: argparse.ArgumentParser) -> None:
         choices=("float32", "bfloat16"),  # PPOConfig's PRECISIONS: the package needs torch
         help="the network's passes: float32 (default) or bfloat16 mixed precision, which pays "
         "on CPUs with AMX and recent GPUs",
+    )
+    p.add_argument(
+        "--shaping",
+        metavar="NAME",
+        help="a potential-based shaping from training-only state (hiddengrid.train.shaping), "
+        "e.g. field_cipher_slots for FieldCipher; none by default",
+    )
+    p.add_argument(
+        "--auxiliary",
+        metavar="NAME",
+        help="a supervised auxiliary task from training-only labels "
+        "(hiddengrid.train.auxiliary); none by default",
+    )
+    p.add_argument(
+        "--features",
+        metavar="VIEW",
+        help="weightless extra inputs computed from the observation "
+        "(hiddengrid.train.features), e.g. squad_recon_view for SquadRecon; none by default",
+    )
+    p.add_argument(
+        "--encoder",
+        metavar="NAME",
+        help="a network in the MLP encoder's place (hiddengrid.train.encoders), e.g. "
+        "squad_recon_cnn for SquadRecon; the two-layer MLP by default",
     )
     p.add_argument(
         "--recipe",

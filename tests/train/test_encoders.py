@@ -224,3 +224,55 @@ def test_cnn_encoder_needs_no_view_and_its_checkpoint_plays(tmp_path: Path) -> N
     assert any(isinstance(m, torch.nn.Conv2d) for m in model.encoder.modules())
     assert model(torch.zeros(3, 1440), ())[0].shape == (3, 18)
     play_checkpoint(SQUAD, result.checkpoint, 4)
+
+
+def test_cli_builds_a_run_from_its_named_techniques(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """``--features``, ``--encoder``, ``--auxiliary`` and ``--shaping`` set the run's named
+    techniques without a recipe, and the checkpoint keeps them."""
+    from hiddengrid.cli import main
+
+    args = ["train", "--env", SQUAD, "--encoder", "squad_recon_cnn", "--hidden", "8"]
+    args += ["--auxiliary", "squad_recon_teacher", "--features", "squad_recon_view"]
+    sizes = ["--num-envs", "16", "--rollout", "8", "--steps", "128", "--quiet"]
+    assert main([*args, *sizes, "--out", str(tmp_path / "run")]) in (0, None)
+    assert f"{SQUAD} mlp, encoder squad_recon_cnn: 128 steps" in capsys.readouterr().out
+    model, config, _ = load_checkpoint(tmp_path / "run" / "checkpoint.pt")
+    assert (config.encoder, config.features) == ("squad_recon_cnn", "squad_recon_view")
+    assert config.auxiliary == "squad_recon_teacher" and config.shaping == ""
+    from hiddengrid.train.squad_recon import SquadMapCNN
+
+    assert isinstance(model.encoder, SquadMapCNN)
+    cipher = ["train", "--env", "hiddengrid/FieldCipher-v0", "--shaping", "field_cipher_slots"]
+    assert main([*cipher, *sizes, "--out", str(tmp_path / "cipher")]) in (0, None)
+    assert load_checkpoint(tmp_path / "cipher" / "checkpoint.pt")[1].shaping == (
+        "field_cipher_slots"
+    )
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--encoder", "nope"], "encoder must be one of squad_recon_squads, squad_recon_cnn"),
+        (["--encoder", "squad_recon_squads"], "reads the view squad_recon_view: set features="),
+        (["--features", "nope"], "features must be one of squad_recon_view"),
+        (["--shaping", "field_cipher_slots"], "is for hiddengrid/FieldCipher-v0, not"),
+        (["--auxiliary", "megacity_teacher"], "is for hiddengrid/Megacity-v0, not"),
+    ],
+)
+def test_cli_refuses_unknown_or_misplaced_techniques(
+    tmp_path: Path, capsys: pytest.CaptureFixture, extra: list[str], message: str
+) -> None:
+    from hiddengrid.cli import main
+
+    out = tmp_path / "run"
+    argv = ["train", "--env", SQUAD, "--out", str(out), "--steps", "64", "--quiet", *extra]
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "Traceback" not in lines[0], lines
+    assert message in lines[0]
+    assert not out.exists()  # nothing written
