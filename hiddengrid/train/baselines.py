@@ -83,6 +83,8 @@ class Row:
         origin = f", from {Path(start).stem}" if start else ""  # a curriculum's later stage
         if "num_envs" in self.settings:
             origin += f", {self.settings['num_envs']:,} sub-envs"
+        if "hidden" in self.settings:
+            origin += f", hidden {self.settings['hidden']}"
         if self.settings.get("precision", "float32") != "float32":
             origin += f", {self.settings['precision']} passes"
         if self.machine:
@@ -418,14 +420,18 @@ _VTRACE_OFF_ROWS: tuple[Row, ...] = (
         for label, steps, seeds in (("10m", 10_000_000, (0, 1, 2)), ("1m", 917_504, (0, 1, 2)))
         for seed in seeds
     ),
-    # ... and with a 25M schedule, its passes in bfloat16 (1.6x less CPU here), one seed: how
-    # far the squads encoder goes past 10M in the time this machine had.
-    Row(
-        "SquadRecon-v0-dagger-squads-25m-bf16-s0",
-        "hiddengrid/SquadRecon-v0",
-        25_000_000,
-        recipe="squad_recon_dagger_squads",
-        settings={"precision": "bfloat16"},
+    # ... and with a 25M schedule, its passes in bfloat16 (1.6x less CPU here): how far the
+    # squads encoder goes past 10M in the time this machine had.
+    *(
+        Row(
+            f"SquadRecon-v0-dagger-squads-25m-bf16-s{seed}",
+            "hiddengrid/SquadRecon-v0",
+            25_000_000,
+            recipe="squad_recon_dagger_squads",
+            seed=seed,
+            settings={"precision": "bfloat16"},
+        )
+        for seed in (0, 1, 2)
     ),
 )
 V2_ROWS: tuple[Row, ...] = tuple(replace(r, vtrace_clip=0.0) for r in _VTRACE_OFF_ROWS)

@@ -368,6 +368,8 @@ def test_a_rows_label_names_its_policy_or_recipe() -> None:
     assert Row("d", CIPHER, 1, recipe="field_cipher_teacher").label == (
         "recipe field_cipher_teacher"
     )
+    wide = Row("e", CIPHER, 1, recipe="r", settings={"hidden": 256, "precision": "bfloat16"})
+    assert wide.label == "recipe r, hidden 256, bfloat16 passes"
 
 
 def test_an_unknown_row_gets_one_line_naming_the_nearest_and_changes_nothing(
