@@ -121,3 +121,16 @@ def play_checkpoint(env_id: str, checkpoint: Any, episodes: int, **kwargs: Any) 
     )
     assert played.episodes == episodes and sum(played.outcomes.values()) == episodes
     return played
+
+
+def cli_error(argv: list[str], capsys: Any) -> str:
+    """The CLI's one-line error (exit status 2, nothing else on stderr, no traceback)."""
+    from hiddengrid.cli import main
+
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "Traceback" not in lines[0], lines
+    return lines[0]

@@ -8,7 +8,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from helpers import play_checkpoint  # noqa: E402
+from helpers import cli_error, play_checkpoint  # noqa: E402
 
 from hiddengrid.train import PPOConfig, PPOTrainer, train  # noqa: E402
 from hiddengrid.train.checkpoint import load_checkpoint  # noqa: E402
@@ -264,15 +264,7 @@ def test_cli_builds_a_run_from_its_named_techniques(
 def test_cli_refuses_unknown_or_misplaced_techniques(
     tmp_path: Path, capsys: pytest.CaptureFixture, extra: list[str], message: str
 ) -> None:
-    from hiddengrid.cli import main
-
     out = tmp_path / "run"
     argv = ["train", "--env", SQUAD, "--out", str(out), "--steps", "64", "--quiet", *extra]
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    lines = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and len(lines) == 1 and "Traceback" not in lines[0], lines
-    assert message in lines[0]
+    assert message in cli_error(argv, capsys)
     assert not out.exists()  # nothing written

@@ -11,7 +11,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from helpers import play_checkpoint  # noqa: E402
+from helpers import cli_error, play_checkpoint  # noqa: E402
 
 from hiddengrid.cli import main  # noqa: E402
 from hiddengrid.core.flat import flat_layout  # noqa: E402
@@ -24,17 +24,6 @@ from hiddengrid.train.recipes import RECIPES, recipe_settings  # noqa: E402
 TINY = {"num_envs": 8, "rollout": 8, "minibatches": 2, "hidden": 16, "total_steps": 128}
 MEGACITY = "hiddengrid/Megacity-v0"
 CIPHER = "hiddengrid/FieldCipher-v0"
-
-
-def cli_error(argv: list[str], capsys: pytest.CaptureFixture) -> str:
-    """The CLI's one-line error (exit status 2, nothing else on stderr)."""
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    lines = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and len(lines) == 1 and "Traceback" not in lines[0], lines
-    return lines[0]
 
 
 TINY_ARGS = ["--num-envs", "8", "--rollout", "8", "--hidden", "16", "--steps", "64", "--quiet"]

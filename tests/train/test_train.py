@@ -12,7 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from helpers import play_checkpoint  # noqa: E402
+from helpers import cli_error, play_checkpoint  # noqa: E402
 
 from hiddengrid import ENV_IDS  # noqa: E402
 from hiddengrid.cli import main  # noqa: E402
@@ -63,17 +63,6 @@ def tiny(env_id: str, tmp: Path, **extra: object) -> object:
 def test_bad_settings_are_refused_with_one_line(settings: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         PPOConfig.from_dict(settings)
-
-
-def cli_error(argv: list[str], capsys: pytest.CaptureFixture) -> str:
-    """The CLI's one-line error (exit status 2, nothing else on stderr), before any work."""
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    lines = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and len(lines) == 1 and "Traceback" not in lines[0], lines
-    return lines[0]
 
 
 def test_cli_train_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
