@@ -433,6 +433,20 @@ _VTRACE_OFF_ROWS: tuple[Row, ...] = (
         )
         for seed in (0, 1, 2)
     ),
+    # ... and twice as wide at 10M (in bfloat16, as the 25M rows), beside the 10M rows above:
+    # whether the network's width limits how far the imitation goes in a run, where every
+    # state is new (on a fixed set of states width bought memorising, teacher_fit.txt).
+    *(
+        Row(
+            f"SquadRecon-v0-dagger-squads-h256-10m-bf16-s{seed}",
+            "hiddengrid/SquadRecon-v0",
+            10_000_000,
+            recipe="squad_recon_dagger_squads",
+            seed=seed,
+            settings={"precision": "bfloat16", "hidden": 256},
+        )
+        for seed in (0, 1, 2)
+    ),
 )
 V2_ROWS: tuple[Row, ...] = tuple(replace(r, vtrace_clip=0.0) for r in _VTRACE_OFF_ROWS)
 V2_DIR = Path(V2_DIR_NAME)
