@@ -115,7 +115,10 @@ class SquadReconView(_SquadReconInput):
     def __init__(self, obs_size: int) -> None:
         super().__init__()
         if obs_size != self.obs_width:
-            raise ValueError(f"squad_recon_view needs SquadRecon's {obs_size} flat features")
+            raise ValueError(
+                f"squad_recon_view needs SquadRecon's {self.obs_width} flat features, "
+                f"got {obs_size}"
+            )
         self.obs_size = obs_size
         read = ("terrain", "squads", "camps")  # the keys the Numba pass reads
         self._starts = np.asarray([self.slices[k][0] for k in read], dtype=np.int64)

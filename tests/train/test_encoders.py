@@ -268,3 +268,8 @@ def test_cli_refuses_unknown_or_misplaced_techniques(
     argv = ["train", "--env", SQUAD, "--out", str(out), "--steps", "64", "--quiet", *extra]
     assert message in cli_error(argv, capsys)
     assert not out.exists()  # nothing written
+
+
+def test_the_view_refuses_another_observation_size_naming_both() -> None:
+    with pytest.raises(ValueError, match="needs SquadRecon's 1440 flat features, got 300"):
+        SquadReconView(300)
