@@ -56,6 +56,18 @@ class PPOAgent(BatchAgent):
         self.prev_done = np.zeros(self.num_envs, dtype=bool)
 
     def act(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> np.ndarray:
+        logits = self.policy_logits(obs, starts)
+        with torch.no_grad():
+            if self.greedy:
+                action = most_likely(logits, self.nvec)
+            else:
+                action, _ = sample(logits, self.nvec, self.generator)
+        self.prev_action = action.numpy()
+        return self.prev_action[:, 0] if self.discrete else self.prev_action
+
+    def policy_logits(self, obs: dict[str, np.ndarray], starts: np.ndarray) -> torch.Tensor:
+        """The policy's action logits on ``obs`` (the action mask applied), one row per sub-env
+        and the heads side by side; a recurrent policy's memory moves on as in ``act``."""
         flat = self.encoder.encode(obs, self.num_envs)
         starts = np.asarray(starts, dtype=bool)
         rows = self.inputs.build(flat, self.prev_action, self.prev_reward, self.prev_done, starts)
@@ -72,13 +84,7 @@ class PPOAgent(BatchAgent):
                 logits = logits[0]
             else:
                 logits, _, _ = self.model(x, ())
-            logits = masked_logits(logits, mask)
-            if self.greedy:
-                action = most_likely(logits, self.nvec)
-            else:
-                action, _ = sample(logits, self.nvec, self.generator)
-        self.prev_action = action.numpy()
-        return self.prev_action[:, 0] if self.discrete else self.prev_action
+            return masked_logits(logits, mask)
 
     def observe(self, reward: np.ndarray, terminated: np.ndarray, truncated: np.ndarray) -> None:
         self.prev_reward = np.asarray(reward, dtype=np.float32)

@@ -247,11 +247,11 @@ class PPOConfig:
             from hiddengrid.train.encoders import ENCODERS
 
             _check_named("encoder", self.encoder, ENCODERS, self.env_id)
-            view = ENCODERS[self.encoder].view
-            if view and self.features != view:
+            views = ENCODERS[self.encoder].views
+            if views and self.features not in views:
                 raise ValueError(
-                    f"encoder {self.encoder} reads the view {view}: set features={view!r} "
-                    f"(got {self.features!r})"
+                    f"encoder {self.encoder} reads the view {' or '.join(views)}: set "
+                    f"features={views[0]!r} (got {self.features!r})"
                 )
         self.env_kwargs = resolved_env_kwargs(self.env_id, self.env_kwargs)
         check_imitation(self.env_id, self.imitation, self.imitation_steps)

@@ -18,7 +18,7 @@ from torch import nn
 @dataclass(frozen=True)
 class Encoder:
     env_id: str
-    view: str  # the observation view (``features``) it needs, or "" for none
+    views: tuple[str, ...]  # the observation views (``features``) it reads, () for any or none
     build: Callable[[int, int, int], nn.Module]  # (input size, view columns, hidden) -> module
     doc: str
 
@@ -38,7 +38,7 @@ def _squad_recon_cnn(input_size: int, view_extra: int, hidden: int) -> nn.Module
 ENCODERS: dict[str, Encoder] = {
     "squad_recon_squads": Encoder(
         env_id="hiddengrid/SquadRecon-v0",
-        view="squad_recon_view",
+        views=("squad_recon_view", "squad_recon_paths"),
         build=_squad_recon_squads,
         doc="one network shared by the three squads reads each squad's egocentric view "
         "(with a summary of the whole observation and which squad it is); a layer mixes "
@@ -46,7 +46,7 @@ ENCODERS: dict[str, Encoder] = {
     ),
     "squad_recon_cnn": Encoder(
         env_id="hiddengrid/SquadRecon-v0",
-        view="",
+        views=(),
         build=_squad_recon_cnn,
         doc="two 3x3 convolutions (16 channels) over ten map channels read from the flat "
         "observation (terrain, visible cells, each squad, the detected camps, where a camp "

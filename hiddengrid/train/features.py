@@ -26,6 +26,12 @@ def _squad_recon_view(obs_size: int) -> nn.Module:
     return SquadReconView(obs_size)
 
 
+def _squad_recon_paths(obs_size: int) -> nn.Module:
+    from hiddengrid.train.squad_recon import SquadReconPaths
+
+    return SquadReconPaths(obs_size)
+
+
 FEATURES: dict[str, View] = {
     "squad_recon_view": View(
         env_id="hiddengrid/SquadRecon-v0",
@@ -33,6 +39,12 @@ FEATURES: dict[str, View] = {
         doc="per squad, the map around it (9x9 cells: unexplored, blocked, standing camp, "
         "unexplored where a camp may stand), the unexplored camp-possible cells north, south, "
         "east and west of it, and each detected camp's offset from it",
+    ),
+    "squad_recon_paths": View(
+        env_id="hiddengrid/SquadRecon-v0",
+        build=_squad_recon_paths,
+        doc="squad_recon_view and, per squad and detected camp, whether it can reach the camp "
+        "over the map as known, the length of the shortest way and which orders shorten it",
     ),
 }
 

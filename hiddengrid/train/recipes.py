@@ -97,6 +97,17 @@ RECIPES: dict[str, Recipe] = {
         "squad's view is read by the same weights (with a summary of the observation and "
         "which squad it is), so the rule learnt for one squad serves the others",
     ),
+    "squad_recon_dagger_paths": Recipe(
+        env_id="hiddengrid/SquadRecon-v0",
+        settings={
+            **_SQUAD_RECON_VIEW,
+            "features": "squad_recon_paths",
+            "encoder": "squad_recon_squads",
+        },
+        doc="squad_recon_dagger_squads whose view also gives, per squad and detected camp, "
+        "the shortest way over the map as known (its length and which orders shorten it): "
+        "the distances the heuristic plans with, computed from the observation",
+    ),
 }
 
 

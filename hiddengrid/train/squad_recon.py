@@ -21,6 +21,8 @@ import torch
 from numba import njit
 
 from hiddengrid.core.batch import Batch
+from hiddengrid.envs.squad_recon.agents import distances_to_camp
+from hiddengrid.envs.squad_recon.constants import GRID_SIZE, ORDER_COL, ORDER_ROW
 
 
 class _BatchView:
@@ -75,6 +77,9 @@ squad_recon_teacher_labels = HeuristicTeacher()
 VIEW_RADIUS = 4
 VIEW_CHANNELS = 4  # unexplored, blocked (wall, forest or off the map), standing camp, wanted
 PER_SQUAD = (2 * VIEW_RADIUS + 1) ** 2 * VIEW_CHANNELS + 4 + 2 * 4
+# squad_recon_paths adds, per squad and camp: reachable, path length, four shortening orders
+PATH_COLUMNS = 2 * 6
+PER_SQUAD_PATHS = PER_SQUAD + PATH_COLUMNS
 
 
 class _SquadReconInput(torch.nn.Module):
@@ -112,12 +117,13 @@ class SquadReconView(_SquadReconInput):
     offset (scaled by the grid), whether it is detected and standing, and whether the squad is
     next to it. ``extra`` features are appended to the flat observation."""
 
+    name = "squad_recon_view"
+
     def __init__(self, obs_size: int) -> None:
         super().__init__()
         if obs_size != self.obs_width:
             raise ValueError(
-                f"squad_recon_view needs SquadRecon's {self.obs_width} flat features, "
-                f"got {obs_size}"
+                f"{self.name} needs SquadRecon's {self.obs_width} flat features, got {obs_size}"
             )
         self.obs_size = obs_size
         read = ("terrain", "squads", "camps")  # the keys the Numba pass reads
@@ -130,10 +136,14 @@ class SquadReconView(_SquadReconInput):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         lead = x.shape[:-1]
         x = x.reshape(-1, x.shape[-1])[:, : self.obs_size]
+        return self._view(x).reshape(*lead, self.extra)
+
+    def _view(self, x: torch.Tensor) -> torch.Tensor:
+        """The view's columns, (n, squads * PER_SQUAD), of flat observations ``x`` (n, obs)."""
         if x.device.type == "cpu" and x.dtype == torch.float32:
             # One pass per sample in Numba; the tensor code below allocates a padded map per
             # call and took a quarter of a training run's CPU. Same float32 values, bit for bit.
-            out = np.empty((x.shape[0], self.extra), dtype=np.float32)
+            out = np.empty((x.shape[0], self.squads_n * PER_SQUAD), dtype=np.float32)
             _view_kernel(
                 x.detach().numpy(),
                 self._starts,
@@ -143,8 +153,8 @@ class SquadReconView(_SquadReconInput):
                 self.camps_n,
                 out,
             )
-            return torch.from_numpy(out).reshape(*lead, self.extra)
-        return self._tensor_view(x).reshape(*lead, self.extra)
+            return torch.from_numpy(out)
+        return self._tensor_view(x)
 
     def _tensor_view(self, x: torch.Tensor) -> torch.Tensor:
         """The view of ``x`` (n, obs_size) with tensor operations, on any device."""
@@ -197,7 +207,34 @@ class SquadReconView(_SquadReconInput):
             ],
             -1,
         ).reshape(n, self.squads_n, -1)
-        return torch.cat([window, sides, camp], -1).reshape(n, self.extra)
+        return torch.cat([window, sides, camp], -1).reshape(n, self.squads_n * PER_SQUAD)
+
+
+class SquadReconPaths(SquadReconView):
+    """``squad_recon_view``, and after each squad's block, per camp: whether the squad can reach
+    it over the map as known (unexplored cells count as passable, walls, forest and standing
+    camps not), the length of that shortest way (in steps, over the grid's side) and which of
+    north, south, east and west shorten it. These are the distances the fair heuristic plans
+    with: what lies past the 9x9 window is a sum over the whole map, which the view leaves
+    the network to learn. Computed on the CPU (a breadth-first search per camp and sample)."""
+
+    name = "squad_recon_paths"
+
+    def __init__(self, obs_size: int) -> None:
+        super().__init__(obs_size)
+        self.extra = self.squads_n * PER_SQUAD_PATHS
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        lead = x.shape[:-1]
+        x = x.reshape(-1, x.shape[-1])[:, : self.obs_size]
+        n = x.shape[0]
+        view = self._view(x).reshape(n, self.squads_n, PER_SQUAD)
+        flat = x.detach().to("cpu", torch.float32).numpy()
+        paths = np.zeros((n, self.squads_n * PATH_COLUMNS), dtype=np.float32)
+        _paths_kernel(flat, self._starts, self._widths, self.squads_n, self.camps_n, paths)
+        ways = torch.from_numpy(paths).to(view.device, view.dtype)
+        both = torch.cat([view, ways.reshape(n, self.squads_n, PATH_COLUMNS)], -1)
+        return both.reshape(*lead, self.extra)
 
 
 @njit(cache=True)
@@ -301,6 +338,56 @@ def _view_kernel(
                 o += 4
 
 
+@njit(cache=True)
+def _paths_kernel(
+    x: np.ndarray, starts: np.ndarray, widths: np.ndarray, squads_n: int, camps_n: int, out
+) -> None:
+    """SquadReconPaths' columns for each row of ``x`` into ``out`` (zeros on entry): per live
+    squad and standing camp, [reachable, steps / grid side, north, south, east, west shorten]."""
+    g = GRID_SIZE
+    t0, s0, c0 = starts[0], starts[1], starts[2]
+    tw, sw, cw = widths[0], widths[1], widths[2]
+    passable = np.empty((g, g), dtype=np.bool_)
+    dist = np.empty((g, g), dtype=np.int64)
+    queue = np.empty(g * g, dtype=np.int64)
+    per_camp = PATH_COLUMNS // camps_n
+    for i in range(x.shape[0]):
+        row = x[i]
+        for a in range(g):
+            for b in range(g):
+                cell = t0 + (a * g + b) * tw
+                passable[a, b] = row[cell] + row[cell + 1] > 0.5  # unexplored or open
+        for j in range(camps_n):
+            base = c0 + j * 4 * cw
+            if row[base + 3 * cw + 1] > 0.5:  # detected and standing: it blocks the way
+                passable[_argmax(row, base, cw), _argmax(row, base + cw, cw)] = False
+        for j in range(camps_n):
+            base = c0 + j * 4 * cw
+            if row[base + 3 * cw + 1] < 0.5:
+                continue
+            distances_to_camp(
+                passable, _argmax(row, base, cw), _argmax(row, base + cw, cw), dist, queue
+            )
+            for k in range(squads_n):
+                sq = s0 + k * 4 * sw
+                if row[sq + 3 * sw + 1] < 0.5:  # a wiped-out squad goes nowhere
+                    continue
+                sr = _argmax(row, sq, sw)
+                sc = _argmax(row, sq + sw, sw)
+                here = dist[sr, sc]
+                if here < 0:
+                    continue
+                o = k * PATH_COLUMNS + j * per_camp
+                out[i, o] = 1.0
+                out[i, o + 1] = here / g
+                for order in range(1, 5):
+                    nr = sr + ORDER_ROW[order]
+                    nc = sc + ORDER_COL[order]
+                    # next to the camp (here 0) no move shortens it; -1 marks blocked cells
+                    if here > 0 and 0 <= nr < g and 0 <= nc < g and dist[nr, nc] == here - 1:
+                        out[i, o + 1 + order] = 1.0
+
+
 class SquadEncoder(torch.nn.Module):
     """An encoder (:mod:`hiddengrid.train.encoders`) that shares one network across squads.
 
@@ -315,11 +402,13 @@ class SquadEncoder(torch.nn.Module):
         super().__init__()
         from hiddengrid.envs.squad_recon.constants import NUM_SQUADS
 
-        if view_extra != NUM_SQUADS * PER_SQUAD:
+        widths = {NUM_SQUADS * PER_SQUAD: PER_SQUAD, NUM_SQUADS * PER_SQUAD_PATHS: PER_SQUAD_PATHS}
+        if view_extra not in widths:
             raise ValueError(
-                f"the squads encoder reads squad_recon_view's {NUM_SQUADS * PER_SQUAD} "
-                f"columns, got {view_extra}"
+                f"the squads encoder reads squad_recon_view's {NUM_SQUADS * PER_SQUAD} or "
+                f"squad_recon_paths' {NUM_SQUADS * PER_SQUAD_PATHS} columns, got {view_extra}"
             )
+        self.per = widths[view_extra]  # one squad's block of the view
         from hiddengrid.train.policy import _layer
 
         root2 = float(np.sqrt(2))
@@ -327,7 +416,7 @@ class SquadEncoder(torch.nn.Module):
         self.base = input_size - view_extra
         self.summary = torch.nn.Sequential(_layer(self.base, hidden, root2), torch.nn.ReLU())
         self.squad = torch.nn.Sequential(
-            _layer(PER_SQUAD + hidden + NUM_SQUADS, hidden, root2),
+            _layer(self.per + hidden + NUM_SQUADS, hidden, root2),
             torch.nn.ReLU(),
             _layer(hidden, hidden, root2),
             torch.nn.ReLU(),
@@ -342,7 +431,7 @@ class SquadEncoder(torch.nn.Module):
         x = x.reshape(-1, x.shape[-1])
         n = x.shape[0]
         summary = self.summary(x[:, : self.base])
-        views = x[:, self.base :].reshape(n, k, PER_SQUAD)
+        views = x[:, self.base :].reshape(n, k, self.per)
         which = self.which.to(x.dtype)[None].expand(n, -1, -1)
         per = self.squad(torch.cat([views, summary[:, None].expand(-1, k, -1), which], -1))
         z = self.mix(torch.cat([per.reshape(n, -1), summary], -1))

@@ -281,3 +281,109 @@ def test_rollout_stores_the_view_once_and_the_learner_reads_the_same_logits(
         stored_logits, stored_values, _ = t.model(t.obs.reshape(raw.shape[0], -1), (), viewed=True)
     assert torch.equal(logits, stored_logits)
     assert torch.equal(values, stored_values)
+
+
+def _bfs_from_camp(explored: np.ndarray, camps: np.ndarray, j: int) -> dict:
+    """Plain breadth-first steps from camp ``j``'s passable neighbours over ``explored``
+    (unexplored and open cells passable, standing detected camps not)."""
+    from collections import deque
+
+    from hiddengrid.envs.squad_recon.constants import DETECTED
+
+    blocked = {(int(c[0]), int(c[1])) for c in camps if c[3] == DETECTED}
+
+    def free(r: int, c: int) -> bool:
+        return 0 <= r < 15 and 0 <= c < 15 and explored[r, c] <= 0 and (r, c) not in blocked
+
+    dist: dict = {}
+    queue: deque = deque()
+    cr, cc = int(camps[j, 0]), int(camps[j, 1])
+    for nr, nc in ((cr - 1, cc), (cr + 1, cc), (cr, cc + 1), (cr, cc - 1)):
+        if free(nr, nc):
+            dist[(nr, nc)] = 0
+            queue.append((nr, nc))
+    while queue:
+        r, c = queue.popleft()
+        for nr, nc in ((r - 1, c), (r + 1, c), (r, c + 1), (r, c - 1)):
+            if free(nr, nc) and (nr, nc) not in dist:
+                dist[(nr, nc)] = dist[(r, c)] + 1
+                queue.append((nr, nc))
+    return dist
+
+
+def test_paths_view_gives_the_shortest_ways_the_teacher_follows() -> None:
+    """Differential: for every live squad and standing detected camp of the heuristic's own
+    play, the paths columns equal a plain breadth-first search over the explored map, the
+    view's columns before them are squad_recon_view's, and every move the replanning teacher
+    orders towards the camp it sends a squad to is one the columns mark as shortening."""
+    import gymnasium as gym
+
+    from hiddengrid.core.flat import FlatEncoder
+    from hiddengrid.envs.squad_recon.constants import ALIVE, ATTACK, DETECTED, HOLD
+    from hiddengrid.train.squad_recon import (
+        PER_SQUAD,
+        PER_SQUAD_PATHS,
+        SquadReconPaths,
+        SquadReconView,
+    )
+
+    n = 24
+    venv = gym.make_vec(SQUAD, num_envs=n, vectorization_mode="vector_entry_point")
+    player = SearchAgent(venv.unwrapped, seed=0)
+    teacher = replanning_heuristic_class()(venv.unwrapped, seed=0)
+    encoder = FlatEncoder(venv.single_observation_space)
+    obs, _ = venv.reset(seed=DEV_SEED)
+    starts = np.ones(n, dtype=bool)
+    view = SquadReconPaths(encoder.size)
+    plain = SquadReconView(encoder.size)
+    checked = followed = 0
+    for _ in range(40):
+        x = torch.as_tensor(encoder.encode(obs, n).astype(np.float32))
+        out = view(x).numpy().reshape(n, 3, PER_SQUAD_PATHS)
+        assert np.array_equal(out[:, :, :PER_SQUAD].reshape(n, -1), plain(x).numpy())
+        ways = out[:, :, PER_SQUAD:].reshape(n, 3, 2, 6)
+        orders = teacher.act(obs, starts)
+        terrain, squads, camps = obs["terrain"], obs["squads"], obs["camps"]
+        for i in range(n):
+            for j in range(2):
+                standing = camps[i, j, 3] == DETECTED
+                dist = _bfs_from_camp(terrain[i], camps[i], j) if standing else {}
+                for k in range(3):
+                    r, c = int(squads[i, k, 0]), int(squads[i, k, 1])
+                    here = dist.get((r, c)) if squads[i, k, ALIVE] else None
+                    if here is None:
+                        assert not ways[i, k, j].any()
+                        continue
+                    checked += 1
+                    assert ways[i, k, j, 0] == 1
+                    assert ways[i, k, j, 1] == pytest.approx(here / 15)
+                    steps = ((r - 1, c), (r + 1, c), (r, c + 1), (r, c - 1))  # N, S, E, W
+                    shorter = [here > 0 and dist.get(cell) == here - 1 for cell in steps]
+                    assert list(ways[i, k, j, 2:] == 1) == shorter
+                    order = orders[i, k]
+                    all_found = (camps[i, :, 3] > 0).all()
+                    if all_found and teacher.assign[i, k] == j and order not in (HOLD, ATTACK):
+                        assert ways[i, k, j, 1 + order] == 1
+                        followed += 1
+        action = player.act(obs, starts)
+        obs, _, terminated, truncated, _ = venv.step(action)
+        starts = terminated | truncated
+    venv.close()
+    assert checked > 100 and followed > 20  # the ways and the teacher's moves were compared
+
+
+def test_paths_recipe_trains_and_its_checkpoint_plays(tmp_path: Path) -> None:
+    from hiddengrid.train.checkpoint import load_checkpoint
+    from hiddengrid.train.squad_recon import PER_SQUAD_PATHS
+
+    settings = {
+        **recipe_settings("squad_recon_dagger_paths", SQUAD),
+        "imitation_steps": 64,
+        **TINY,
+    }
+    result = train(SQUAD, out_dir=tmp_path, progress=False, reference_episodes=0, **settings)
+    model, config, _ = load_checkpoint(result.checkpoint)
+    assert (config.features, config.encoder) == ("squad_recon_paths", "squad_recon_squads")
+    assert model.view.extra == 3 * PER_SQUAD_PATHS
+    assert model.encoder.per == PER_SQUAD_PATHS
+    play_checkpoint(SQUAD, result.checkpoint, 4)
