@@ -256,26 +256,36 @@ def measure(
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m hiddengrid.train.teacher_gap")
-    parser.add_argument("--checkpoint", default=CHECKPOINT, help="a SquadRecon-v0 checkpoint")
+    parser.add_argument(
+        "--checkpoint",
+        action="append",
+        help=f"a SquadRecon-v0 checkpoint (repeat for several; default {CHECKPOINT})",
+    )
     parser.add_argument("--episodes", type=int, default=10_000, help="episodes per policy")
     parser.add_argument("--seed", type=int, default=HELD_OUT_SEED, help="env seed of episode 0")
     parser.add_argument("--greedy", action="store_true", help="the student's most likely orders")
-    parser.add_argument("--out", default="", help="also write the report to this file")
+    parser.add_argument("--out", default="", help="also write the reports to this file")
     args = parser.parse_args(argv)
+    checkpoints = args.checkpoint or [CHECKPOINT]
     if args.episodes < 1 or args.seed < 0:
         parser.error("--episodes must be >= 1 and --seed >= 0")
-    if not Path(args.checkpoint).is_file():
-        parser.error(f"--checkpoint: no file {args.checkpoint!r}")
+    for checkpoint in checkpoints:
+        if not Path(checkpoint).is_file():
+            parser.error(f"--checkpoint: no file {checkpoint!r}")
     torch.set_num_threads(1)
-    try:
-        lines = measure(
-            args.checkpoint, args.episodes, args.seed, args.greedy, lambda s: print(s, flush=True)
-        )
-    except ValueError as exc:  # a checkpoint of another env or shape
-        parser.error(str(exc))
-    print("\n".join(lines[4 + len(PLAYERS) :]))  # the rows above were printed as measured
+    report: list[str] = []
+    for checkpoint in checkpoints:
+        print(f"{checkpoint}:", flush=True)
+        try:
+            lines = measure(
+                checkpoint, args.episodes, args.seed, args.greedy, lambda s: print(s, flush=True)
+            )
+        except ValueError as exc:  # a checkpoint of another env or shape
+            parser.error(str(exc))
+        print("\n".join(lines[4 + len(PLAYERS) :]), flush=True)  # the rows above: as measured
+        report += [*lines, ""]
     if args.out:
-        Path(args.out).write_text("\n".join(lines) + "\n")
+        Path(args.out).write_text("\n".join(report))
     return 0
 
 

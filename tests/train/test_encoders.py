@@ -59,7 +59,10 @@ def test_each_squad_is_read_by_the_same_weights_and_sees_only_its_own_view() -> 
 
 
 def test_squads_encoder_refuses_another_view_width() -> None:
-    with pytest.raises(ValueError, match="reads squad_recon_view's 1008 columns, got 100"):
+    with pytest.raises(
+        ValueError,
+        match="reads squad_recon_view's 1008 or squad_recon_paths' 1044 columns, got 100",
+    ):
         SquadEncoder(1540, 100, 16)
 
 
@@ -70,7 +73,8 @@ def test_config_checks_the_encoder_and_its_view() -> None:
         PPOConfig.from_dict(
             {"env_id": "hiddengrid/FieldCipher-v0", "encoder": "squad_recon_squads"}
         )
-    with pytest.raises(ValueError, match="reads the view squad_recon_view or squad_recon_paths: set features="):
+    reads = "reads the view squad_recon_view or squad_recon_paths: set features="
+    with pytest.raises(ValueError, match=reads):
         PPOConfig.from_dict({"env_id": SQUAD, "encoder": "squad_recon_squads"})
     config = PPOConfig.from_dict({"env_id": SQUAD, **VIEWED})
     assert config.encoder == "squad_recon_squads"
@@ -255,7 +259,10 @@ def test_cli_builds_a_run_from_its_named_techniques(
     ("extra", "message"),
     [
         (["--encoder", "nope"], "encoder must be one of squad_recon_squads, squad_recon_cnn"),
-        (["--encoder", "squad_recon_squads"], "reads the view squad_recon_view or squad_recon_paths: set features="),
+        (
+            ["--encoder", "squad_recon_squads"],
+            "reads the view squad_recon_view or squad_recon_paths: set features=",
+        ),
         (["--features", "nope"], "features must be one of squad_recon_view"),
         (["--shaping", "field_cipher_slots"], "is for hiddengrid/FieldCipher-v0, not"),
         (["--auxiliary", "megacity_teacher"], "is for hiddengrid/Megacity-v0, not"),
