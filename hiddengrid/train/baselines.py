@@ -447,6 +447,16 @@ _VTRACE_OFF_ROWS: tuple[Row, ...] = (
         )
         for seed in (0, 1, 2)
     ),
+    # ... and 128 wide at 10M in bfloat16: the control for the wide rows, which differ from
+    # the float32 10M rows in their precision as well as their width.
+    Row(
+        "SquadRecon-v0-dagger-squads-10m-bf16-s0",
+        "hiddengrid/SquadRecon-v0",
+        10_000_000,
+        recipe="squad_recon_dagger_squads",
+        seed=0,
+        settings={"precision": "bfloat16"},
+    ),
 )
 V2_ROWS: tuple[Row, ...] = tuple(replace(r, vtrace_clip=0.0) for r in _VTRACE_OFF_ROWS)
 V2_DIR = Path(V2_DIR_NAME)
