@@ -29,7 +29,7 @@ import torch
 
 from hiddengrid.core.agents import BatchAgent
 from hiddengrid.core.flat import FlatEncoder
-from hiddengrid.envs.squad_recon.constants import ATTACK, COL, HOLD, ROW, UNDETECTED
+from hiddengrid.envs.squad_recon.constants import ALIVE, ATTACK, COL, HOLD, ROW, UNDETECTED
 from hiddengrid.evaluate import run_episodes, wilson_interval
 from hiddengrid.train.agent import PPOAgent
 from hiddengrid.train.policy import most_likely, sample
@@ -82,11 +82,14 @@ class Agreement:
         teacher: np.ndarray,
         far: np.ndarray,
         shortening: np.ndarray,
+        alive: np.ndarray,
     ) -> None:
         """``far``: per squad, whether the camp the teacher sends it to lies beyond its view;
-        ``shortening``: per squad and order, whether the order brings it a step closer."""
-        same = student == teacher
-        kind = order_kind(teacher)
+        ``shortening``: per squad and order, whether the order brings it a step closer;
+        ``alive``: per squad, whether it still stands (a wiped-out squad's order does nothing,
+        so it counts as the teacher's and is not counted by kind)."""
+        same = (student == teacher) | ~alive
+        kind = np.where(alive, order_kind(teacher), -1)
         as_short = same | np.take_along_axis(shortening, student[..., None], -1)[..., 0]
         strike_moves = (phase == 1)[:, None] & (kind == 1)
         for b in range(2):
@@ -151,7 +154,8 @@ class PhaseHybrid(BatchAgent):
                 np.abs(camps[a][rows, target, 1] - squads[:, :, COL]),
             )
             shortening = self.shortening(obs, a, target)
-            self.agreement.add(phase[a], best[a], theirs[a], gap > VIEW_RADIUS, shortening)
+            alive = squads[:, :, ALIVE] > 0
+            self.agreement.add(phase[a], best[a], theirs[a], gap > VIEW_RADIUS, shortening, alive)
         use_teacher = np.array([who == TEACHER for who in self.by])[phase]
         action = np.where(use_teacher[:, None], theirs, mine)
         self.student.prev_action = action
@@ -216,7 +220,7 @@ def measure(
     lines += [
         "",
         "The student's most likely orders against the teacher's, on the states of its own "
-        "episodes above:",
+        "episodes above (a wiped-out squad's order does nothing and counts as the teacher's):",
         "",
         "| phase | share of states | all three orders the teacher's | "
         + " | ".join(f"teacher orders {k}: share, student agrees" for k in ORDER_KINDS)

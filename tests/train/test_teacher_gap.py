@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("torch")
@@ -87,3 +88,28 @@ def test_bad_arguments_are_refused_in_one_line(
     assert exit_.value.code == 2
     assert says in capsys.readouterr().err.strip().splitlines()[-1]
     assert not out.exists()
+
+
+def test_agreement_counts_by_phase_kind_and_distance_and_ignores_wiped_out_squads() -> None:
+    """Hand-built: two strike states and one search state, three squads each."""
+    from hiddengrid.train.teacher_gap import Agreement
+
+    # orders: 0 hold, 1-4 moves, 5 attack
+    teacher = np.array([[1, 0, 5], [2, 2, 0], [3, 3, 3]])
+    student = np.array([[1, 0, 4], [4, 2, 3], [3, 1, 3]])
+    alive = np.array([[True, True, False], [True, True, True], [True, True, True]])
+    phase = np.array([1, 1, 0])
+    far = np.array([[0, 0, 0], [1, 0, 0], [0, 0, 0]], dtype=bool)
+    shortening = np.zeros((3, 3, 6), dtype=bool)
+    shortening[1, 0, 4] = True  # state 1, squad 0: west is as short a way as the teacher's south
+    a = Agreement()
+    a.add(phase, student, teacher, far, shortening, alive)
+    # state 0 agrees (the wiped-out squad's attack is not held against it), state 1 does not
+    assert list(a.states) == [1, 2] and list(a.joint) == [0, 1]
+    # strike: holds given 2 (state 0 squad 1, state 1 squad 2), matched 1; moves 3, matched 2;
+    # the wiped-out squad's attack is not counted
+    assert a.given[1].tolist() == [2, 3, 0] and a.matched[1].tolist() == [1, 2, 0]
+    assert a.given[0].tolist() == [0, 3, 0] and a.matched[0].tolist() == [0, 2, 0]
+    # strike moves: within the view 2 (both matched), past it 1 (not matched, as short a way)
+    assert a.moves.tolist() == [2, 1] and a.moves_matched.tolist() == [2, 0]
+    assert a.moves_as_short.tolist() == [2, 1]
