@@ -30,7 +30,7 @@ import torch
 from hiddengrid.core.agents import BatchAgent
 from hiddengrid.core.flat import FlatEncoder
 from hiddengrid.envs.squad_recon.constants import ALIVE, ATTACK, COL, HOLD, ROW, UNDETECTED
-from hiddengrid.evaluate import run_episodes, wilson_interval
+from hiddengrid.evaluate import EvalResult, format_percent, run_episodes
 from hiddengrid.train.agent import PPOAgent
 from hiddengrid.train.policy import most_likely, sample
 from hiddengrid.train.squad_recon import (
@@ -127,7 +127,6 @@ class PhaseHybrid(BatchAgent):
         super().__init__(env, seed)
         self.student = PPOAgent(env, seed=seed, checkpoint=checkpoint, greedy=greedy)
         self.teacher = replanning_heuristic_class()(env, seed=seed)
-        self.greedy = greedy
         self.by = (search_by, strike_by)
         self.agreement = agreement
         self.active = np.ones(self.num_envs, dtype=bool)  # still in its first (scored) episode
@@ -139,7 +138,11 @@ class PhaseHybrid(BatchAgent):
         nvec = self.student.nvec
         with torch.no_grad():
             best = most_likely(logits, nvec).numpy()
-            mine = best if self.greedy else sample(logits, nvec, self.student.generator)[0].numpy()
+            mine = (
+                best
+                if self.student.greedy
+                else sample(logits, nvec, self.student.generator)[0].numpy()
+            )
         theirs = self.teacher.act(obs, starts)
         camps = obs["camps"]
         phase = (camps[:, :, 3] != UNDETECTED).all(axis=1).astype(np.int64)
@@ -180,9 +183,9 @@ class PhaseHybrid(BatchAgent):
         self.active &= ~(np.asarray(terminated) | np.asarray(truncated))
 
 
-def _rate(successes: int, n: int) -> str:
-    low, high = wilson_interval(successes, n)
-    return f"{successes / n:.1%} [{low:.1%}, {high:.1%}]"
+def _rate(result: EvalResult) -> str:
+    low, high = result.interval
+    return f"{format_percent(result.success_rate)} [{format_percent(low)}, {format_percent(high)}]"
 
 
 def measure(
@@ -213,7 +216,7 @@ def measure(
         n = result.episodes
         ends = result.outcomes
         lines.append(
-            f"| {label} | {_rate(result.successes, n)} | {result.mean_return:.3f} | "
+            f"| {label} | {_rate(result)} | {result.mean_return:.3f} | "
             f"{ends.get('timeout', 0) / n:.1%} | {ends.get('wiped_out', 0) / n:.1%} |"
         )
         say(lines[-1])

@@ -84,7 +84,7 @@ def test_bad_arguments_are_refused_in_one_line(
     monkeypatch.chdir(ROOT)
     out = tmp_path / "gap.txt"
     with pytest.raises(SystemExit) as exit_:
-        main([*argv, "--episodes", "4", "--out", str(out)] if "--episodes" not in argv else argv)
+        main(["--episodes", "4", "--out", str(out), *argv])  # a later flag wins
     assert exit_.value.code == 2
     assert says in capsys.readouterr().err.strip().splitlines()[-1]
     assert not out.exists()
